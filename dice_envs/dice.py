@@ -1,0 +1,107 @@
+"""Dice: exact chance outcomes, seeded sampling and unicode faces.
+
+A roll of ``k`` fair six-sided dice is a multiset, written as a sorted tuple of faces (RULES.md
+C-2). Its exact outcomes are the sorted tuples with multinomial probabilities; there are
+``C(k + 5, 5)`` of them (462 for six dice) and their probabilities sum to exactly 1.
+
+Randomness always comes from a :class:`numpy.random.Generator` that the caller passes in; nothing
+here touches global random state.
+
+Example:
+    >>> outcomes = chance_outcomes(2)
+    >>> len(outcomes), outcomes[0]
+    (21, ((1, 1), Fraction(1, 36)))
+    >>> sum(p for _, p in chance_outcomes(6))
+    Fraction(1, 1)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import factorial
+
+import numpy as np
+
+FACES = (1, 2, 3, 4, 5, 6)
+MAX_DICE = 6
+UNICODE_FACES = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
+
+Dice = tuple[int, ...]
+
+
+def _check_count(k: int) -> None:
+    if not isinstance(k, (int, np.integer)) or not 0 <= k <= MAX_DICE:
+        raise ValueError(f"number of dice must be an integer in 0..{MAX_DICE}, got {k!r}")
+
+
+@lru_cache(maxsize=None)
+def chance_outcomes(k: int) -> tuple[tuple[Dice, Fraction], ...]:
+    """Exact outcomes of rolling ``k`` dice.
+
+    Args:
+        k: number of dice, 0..6. Zero dice have one outcome, the empty roll.
+
+    Returns:
+        ``((dice, probability), ...)`` with ``dice`` a sorted tuple and ``probability`` an exact
+        :class:`fractions.Fraction`; the outcomes are in lexicographic order.
+    """
+    _check_count(k)
+    total = 6**k
+    outcomes = []
+    for dice in combinations_with_replacement(FACES, k):
+        ways = factorial(k)
+        for count in Counter(dice).values():
+            ways //= factorial(count)
+        outcomes.append((dice, Fraction(ways, total)))
+    return tuple(outcomes)
+
+
+def roll(rng: np.random.Generator, k: int) -> Dice:
+    """Roll ``k`` fair dice with the given generator and return them sorted."""
+    return tuple(sorted(rng.integers(1, 7, size=k).tolist()))
+
+
+def normalize(dice, k: int | None = None) -> Dice:
+    """Validate dice given in any order and return them as a sorted tuple.
+
+    Args:
+        dice: an iterable of faces, or a string of digits such as ``"224566"``.
+        k: the number of dice expected, if any.
+
+    Raises:
+        ValueError: a face outside 1..6, or the wrong number of dice.
+    """
+    if isinstance(dice, str):
+        text = dice.replace(" ", "")
+        if not text.isdigit():
+            raise ValueError(f"dice must be faces 1..6, got {dice!r}")
+        faces = [int(c) for c in text]
+    else:
+        faces = list(dice)
+    for face in faces:
+        if not isinstance(face, (int, np.integer)) or not 1 <= face <= 6:
+            raise ValueError(f"dice must be faces 1..6, got {dice!r}")
+    if k is not None and len(faces) != k:
+        raise ValueError(f"expected {k} dice, got {len(faces)}: {dice!r}")
+    return tuple(sorted(int(f) for f in faces))
+
+
+def to_string(dice: Dice) -> str:
+    """Dice as RULES.md writes them: faces ascending, no separators (``224566``)."""
+    return "".join(str(f) for f in dice)
+
+
+def to_unicode(dice: Dice) -> str:
+    """Dice as unicode faces separated by spaces, e.g. ``⚁ ⚁ ⚃``."""
+    return " ".join(UNICODE_FACES[f] for f in dice)
+
+
+def face_counts(dice: Dice) -> tuple[int, int, int, int, int, int]:
+    """How many dice show each face 1..6."""
+    counts = [0] * 6
+    for f in dice:
+        counts[f - 1] += 1
+    return tuple(counts)

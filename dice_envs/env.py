@@ -1,0 +1,244 @@
+"""The one PettingZoo AEC adapter that every game uses.
+
+:class:`DiceGameEnv` turns any rules engine of :mod:`dice_envs.games` into an ``AECEnv`` with no
+game-specific code: spaces come from the game's declared sizes, observations from
+``game.observe(state, seat)``, and chance is resolved inside the env with its own seeded
+``numpy.random.Generator``. An env module (``dice_envs.syvere_v0`` and its siblings) only names
+its game:
+
+.. code-block:: python
+
+    class raw_env(DiceGameEnv):
+        game_class = syvere.Game
+        metadata = env_metadata("syvere_v0")
+
+    def env(**kwargs):
+        return wrap(raw_env(**kwargs))
+
+Conventions shared by every env:
+
+* Agents ``player_0`` .. ``player_{N-1}`` in seat order (RULES.md C-1). All agents stay in
+  ``env.agents`` until the game ends; a player who is out of the game simply never acts.
+* Observations ``{"observation": float32 vector, "action_mask": int8 vector}`` from the observing
+  player's perspective. The mask is all zeros for players who are not to act.
+* Rewards only at the end of the game, the zero-sum returns of C-3.
+* ``infos[agent]`` after every step: ``{"action": str | None, "actor": str | None,
+  "dice": [str, ...]}`` — the last action's rule-book string and who took it, and the rolls
+  made since then as this agent saw them (a roll hidden from the agent is ``"?" * k``).
+  ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays.
+* ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
+* ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends
+  the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1, everyone else 0),
+  ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. The raw env raises ``ValueError``
+  for an illegal action instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from dice_envs import dice as dice_mod
+from dice_envs.games.base import Game
+
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+def env_metadata(name: str) -> dict[str, Any]:
+    """The ``metadata`` dict of an env module named ``name`` (e.g. ``"syvere_v0"``)."""
+    return {
+        "name": name,
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+
+class DiceGameEnv(AECEnv):
+    """Generic AEC env over a :class:`~dice_envs.games.base.Game`.
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+            (``render()`` prints it).
+        max_cycles: truncate after ``max_cycles * num_players`` actions; ``None`` for no limit.
+        **options: the game's options, passed to ``game_class`` (``num_players`` among them).
+    """
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict[str, Any]] = env_metadata("dice_game")
+
+    def __init__(self, render_mode: str | None = None, max_cycles: int | None = None, **options):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1):
+            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        self.game = self.game_class(**options)
+        self.options = dict(options)
+        self.render_mode = render_mode
+        self.max_cycles = max_cycles
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=self.game.observation_low,
+                    high=self.game.observation_high,
+                    dtype=np.float32,
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self.game.num_actions,), dtype=np.int8),
+            }
+        )
+        # One space object per agent, the same on every call (api_test checks identity).
+        self.observation_spaces = {agent: space for agent in self.possible_agents}
+        action_space = spaces.Discrete(self.game.num_actions)
+        self.action_spaces = {agent: action_space for agent in self.possible_agents}
+        self._rng: np.random.Generator | None = None
+        self.state = None
+        self.history: list[tuple] = []
+        self._last_lines: list[str] = []
+
+    # -- spaces -------------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- AEC API ------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._num_actions_taken = 0
+        self.history = []
+        self.state = self.game.initial_state()
+        self._last_lines = ["new game"]
+        rolls = self._resolve_chance()
+        self._after_transition(None, None, rolls)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        state = self.state
+        # Raises ValueError naming the action when it is illegal (the engine checks it).
+        next_state = self.game.apply_action(state, action)
+        action = int(action)
+        text = self.game.action_to_string(state, action)
+        self.state = next_state
+        self.history.append(("action", seat, action, text))
+        self._num_actions_taken += 1
+        self._last_lines = [f"{agent}: {text}"]
+        rolls = self._resolve_chance()
+        self._cumulative_rewards[agent] = 0.0
+        self._after_transition(agent, text, rolls)
+        self._accumulate_rewards()
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        state = self.state
+        if (
+            not self.game.is_terminal(state)
+            and not self.terminations[agent]
+            and not self.truncations[agent]
+            and self.game.current_player(state) == seat
+        ):
+            mask[self.game.legal_actions(state)] = 1
+        return {"observation": self.game.observe(state, seat), "action_mask": mask}
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                'Pass render_mode="ansi" or "human" to the env.'
+            )
+            return None
+        if self.state is None:
+            text = "(call reset() first)"
+        else:
+            text = "\n".join(self._last_lines + [self.game.render(self.state)])
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _resolve_chance(self) -> list[tuple[dice_mod.Dice, tuple[int, ...] | None]]:
+        """Roll dice with the env's generator until someone must act or the game ends."""
+        game = self.game
+        rolls = []
+        state = self.state
+        while not game.is_terminal(state) and game.is_chance(state):
+            seen_by = game.chance_seen_by(state)
+            roll = game.sample_chance(state, self._rng)
+            state = game.apply_chance(state, roll)
+            self.history.append(("chance", roll, seen_by))
+            rolls.append((roll, seen_by))
+            if seen_by is None:
+                self._last_lines.append(f"rolled {dice_mod.to_unicode(roll)}  ({dice_mod.to_string(roll)})")
+            else:
+                self._last_lines.append(f"rolled {len(roll)} dice under the cup")
+        self.state = state
+        return rolls
+
+    def _after_transition(self, actor: str | None, text: str | None, rolls) -> None:
+        game = self.game
+        state = self.state
+        agents = self.agents
+        if all(seen_by is None for _, seen_by in rolls):
+            shared = {"action": text, "actor": actor, "dice": [dice_mod.to_string(r) for r, _ in rolls]}
+            self.infos = {a: shared for a in agents}
+        else:
+            self.infos = {
+                a: {
+                    "action": text,
+                    "actor": actor,
+                    "dice": [
+                        dice_mod.to_string(r) if seen_by is None or self._seat[a] in seen_by else "?" * len(r)
+                        for r, seen_by in rolls
+                    ],
+                }
+                for a in agents
+            }
+        if game.is_terminal(state):
+            returns = game.returns(state)
+            self.rewards = {a: float(returns[self._seat[a]]) for a in agents}
+            self.terminations = dict.fromkeys(agents, True)
+            self._last_lines.append("game over")
+            if actor is None:  # over before anyone acted (a game of chance only)
+                self.agent_selection = agents[0]
+            return
+        self.rewards = dict.fromkeys(agents, 0.0)
+        if self.max_cycles is not None and self._num_actions_taken >= self.max_cycles * game.num_players:
+            self.truncations = dict.fromkeys(agents, True)
+            self._last_lines.append(f"truncated after {self._num_actions_taken} actions")
+            return
+        self.agent_selection = self.possible_agents[game.current_player(state)]
+
+def wrap(raw: DiceGameEnv):
+    """PettingZoo's standard wrappers, as the classic envs apply them."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env

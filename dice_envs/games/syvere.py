@@ -1,0 +1,281 @@
+"""Syvere ("Sevens"): the pure rules engine (RULES.md SY-1..SY-12, source: seed 000).
+
+Push your luck with six dice: after every roll the pairs that sum to 7 are set aside, and the dice
+that remain when the turn ends are added to your total. Low totals are good; at 77 you are out.
+
+Example (SY-7, the worked example of the source):
+
+    >>> g = Game(num_players=2)
+    >>> s = g.apply_chance(g.initial_state(), (2, 2, 4, 5, 6, 6))
+    >>> s.remaining
+    (2, 4, 6, 6)
+    >>> s = g.apply_chance(g.apply_action(s, ROLL), (1, 1, 2, 6))
+    >>> s.remaining
+    (1, 2)
+    >>> g.scores(g.apply_action(s, STOP))
+    (3, 0)
+
+Interpretations (RULES.md):
+
+* SY-9: the game ends only at the end of a round, so a round is always finished for the players
+  yet to play in it even after someone reaches 77.
+* SY-10: seats sit clockwise and play passes clockwise, so the player "to the right" of the
+  previous starter is the previous seat (s-1, s-2, ... still in the game).
+* SY-3: pairs summing to 7 are set aside by rule after every roll, not by choice.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from dice_envs import dice as dice_mod
+from dice_envs.games import base
+
+ROLL = 0
+STOP = 1
+ACTION_STRINGS = ("roll", "stop")  # SY-12
+NUM_DICE = 6
+MAX_TURN_SCORE = 6 * NUM_DICE
+
+
+class State(NamedTuple):
+    """An immutable Syvere state.
+
+    Attributes:
+        totals: every seat's total, in seat order.
+        totals_before_round: the totals when this round began (the SY-9 tie-break).
+        round_order: the seats that play this round, the round's starter first, clockwise.
+        turn: index in ``round_order`` of the player whose turn it is.
+        starter_rolls: how many times this round's starter rolled (0 while the starter plays).
+        rolls: rolls made in the current turn.
+        remaining: the dice left after the last roll's pairs were set aside (``()`` before the
+            first roll of a turn).
+        to_roll: dice that must be rolled now; 0 at a decision or at the end.
+        winners: the winning seats once the game is over, else ``None``.
+        round: the round number, from 1.
+    """
+
+    totals: tuple[int, ...]
+    totals_before_round: tuple[int, ...]
+    round_order: tuple[int, ...]
+    turn: int
+    starter_rolls: int
+    rolls: int
+    remaining: tuple[int, ...]
+    to_roll: int
+    winners: tuple[int, ...] | None
+    round: int
+
+
+def set_aside_sevens(dice) -> tuple[int, ...]:
+    """SY-3: remove every disjoint pair summing to 7 and return the remaining dice, sorted.
+
+    >>> set_aside_sevens((1, 1, 2, 6))
+    (1, 2)
+    >>> set_aside_sevens((1, 2, 3, 4, 5, 6))
+    ()
+    """
+    counts = list(dice_mod.face_counts(dice))
+    for low in (1, 2, 3):  # pairs (1,6), (2,5), (3,4)
+        pairs = min(counts[low - 1], counts[6 - low])
+        counts[low - 1] -= pairs
+        counts[6 - low] -= pairs
+    return tuple(face for face in dice_mod.FACES for _ in range(counts[face - 1]))
+
+
+class Game(base.Game):
+    """Syvere for 2..8 players.
+
+    Args:
+        num_players: 2..8 (SY-1).
+        elimination: a total at or above this is out (SY-8); default 77.
+        max_rolls: the starter's roll limit (SY-6); default 3.
+        next_starter: ``"right"`` (SY-10, default) or ``"left"``.
+        first_starter: the seat that starts the first round (C-4); default 0.
+    """
+
+    name = "syvere"
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        elimination: int = 77,
+        max_rolls: int = 3,
+        next_starter: str = "right",
+        first_starter: int = 0,
+    ):
+        self.num_players = base.check_num_players(num_players)
+        self.elimination = base.check_int("elimination", elimination, 1)
+        self.max_rolls = base.check_int("max_rolls", max_rolls, 1)
+        self.next_starter = base.check_choice("next_starter", next_starter, ("right", "left"))
+        self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
+        self.num_actions = len(ACTION_STRINGS)
+        n = self.num_players
+        max_total = self.elimination - 1 + MAX_TURN_SCORE
+        self.observation_low, self.observation_high = base.bounds(
+            (n, 0, max_total),  # totals, own first
+            (n, 0, 1),  # still in
+            (n, 0, 1),  # who acts (one-hot, own first)
+            (1, 0, self.max_rolls),  # rolls made this turn
+            (1, 0, self.max_rolls),  # roll limit of this turn
+            (1, 0, NUM_DICE),  # remaining dice
+            (6, 0, NUM_DICE),  # remaining dice by face 1..6
+            (1, 0, MAX_TURN_SCORE),  # sum of the remaining dice
+            (1, 0, 1),  # the acting player started this round
+            (1, 0, n - 1),  # players still to play in this round after the acting one
+        )
+        self._size = len(self.observation_low)
+
+    # -- state ------------------------------------------------------------------------------
+    def initial_state(self) -> State:
+        zeros = (0,) * self.num_players
+        order = tuple((self.first_starter + i) % self.num_players for i in range(self.num_players))
+        return State(zeros, zeros, order, 0, 0, 0, (), NUM_DICE, None, 1)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.winners is not None
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        if state.winners is None:
+            return (0.0,) * self.num_players
+        return base.zero_sum_returns(self.num_players, state.winners)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return state.totals
+
+    def still_in(self, state: State) -> tuple[int, ...]:
+        """Seats whose total is below the elimination mark (SY-8)."""
+        return tuple(s for s, t in enumerate(state.totals) if t < self.elimination)
+
+    def roll_limit(self, state: State) -> int:
+        """SY-6: the starter may roll ``max_rolls`` times, the others as often as the starter did."""
+        return self.max_rolls if state.turn == 0 else state.starter_rolls
+
+    # -- chance -----------------------------------------------------------------------------
+    def num_dice_to_roll(self, state: State) -> int:
+        return state.to_roll
+
+    def apply_chance(self, state: State, dice) -> State:
+        if state.to_roll == 0:
+            raise ValueError("apply_chance: no dice are to be rolled in this state")
+        roll = dice_mod.normalize(dice, state.to_roll)
+        remaining = set_aside_sevens(roll)
+        rolls = state.rolls + 1
+        state = state._replace(rolls=rolls, remaining=remaining, to_roll=0)
+        if not remaining or rolls >= self.roll_limit(state):
+            return self._end_turn(state)  # SY-4: the turn ends by itself
+        return state
+
+    # -- decisions --------------------------------------------------------------------------
+    def current_player(self, state: State) -> int:
+        return state.round_order[state.turn]
+
+    def legal_actions(self, state: State) -> list[int]:
+        if state.winners is not None or state.to_roll:
+            return []
+        return [ROLL, STOP]
+
+    def apply_action(self, state: State, action: int) -> State:
+        if state.winners is not None or state.to_roll or action not in (ROLL, STOP):
+            self._check_action(state, action)  # raises, naming the action
+        if action == ROLL:
+            return state._replace(to_roll=len(state.remaining))
+        return self._end_turn(state)
+
+    def action_to_string(self, state: State, action: int) -> str:
+        if action not in (ROLL, STOP):
+            raise ValueError(f"unknown syvere action id {action!r}; ids are 0 (roll) and 1 (stop)")
+        return ACTION_STRINGS[action]
+
+    # -- turn and round ends ----------------------------------------------------------------
+    def _end_turn(self, state: State) -> State:
+        seat = state.round_order[state.turn]
+        totals = list(state.totals)
+        totals[seat] += sum(state.remaining)  # SY-5
+        starter_rolls = state.rolls if state.turn == 0 else state.starter_rolls
+        state = state._replace(totals=tuple(totals), starter_rolls=starter_rolls, rolls=0)
+        if state.turn + 1 < len(state.round_order):  # SY-2: next player of this round
+            return state._replace(turn=state.turn + 1, remaining=(), to_roll=NUM_DICE)
+        return self._end_round(state)
+
+    def _end_round(self, state: State) -> State:
+        still_in = self.still_in(state)
+        if len(still_in) == 1:  # SY-9
+            return state._replace(winners=still_in, remaining=(), to_roll=0)
+        if not still_in:
+            played = state.round_order
+            fewest = min(state.totals[s] for s in played)
+            tied = [s for s in played if state.totals[s] == fewest]
+            fewest_before = min(state.totals_before_round[s] for s in tied)
+            winners = tuple(sorted(s for s in tied if state.totals_before_round[s] == fewest_before))
+            return state._replace(winners=winners, remaining=(), to_roll=0)
+        starter = self._next_starter(state.round_order[0], still_in)
+        n = self.num_players
+        order = tuple((starter + i) % n for i in range(n) if (starter + i) % n in still_in)
+        return State(
+            totals=state.totals,
+            totals_before_round=state.totals,
+            round_order=order,
+            turn=0,
+            starter_rolls=0,
+            rolls=0,
+            remaining=(),
+            to_roll=NUM_DICE,
+            winners=None,
+            round=state.round + 1,
+        )
+
+    def _next_starter(self, previous: int, still_in: tuple[int, ...]) -> int:
+        """SY-10: the nearest seat still in to the right (counter-clockwise) or left."""
+        step = -1 if self.next_starter == "right" else 1
+        seat = previous
+        for _ in range(self.num_players):
+            seat = (seat + step) % self.num_players
+            if seat in still_in:
+                return seat
+        raise AssertionError("no player still in")  # unreachable: callers check still_in
+
+    # -- observation ------------------------------------------------------------------------
+    def observe(self, state: State, player: int) -> np.ndarray:
+        n = self.num_players
+        obs = np.zeros(self._size, dtype=np.float32)
+        seats = [(player + i) % n for i in range(n)]
+        obs[:n] = [state.totals[s] for s in seats]
+        obs[n : 2 * n] = [state.totals[s] < self.elimination for s in seats]
+        k = 3 * n
+        if state.winners is None:
+            actor = state.round_order[state.turn]
+            obs[2 * n + (actor - player) % n] = 1.0
+            obs[k] = state.rolls
+            obs[k + 1] = self.roll_limit(state)
+            obs[k + 2] = len(state.remaining) if state.rolls else NUM_DICE
+            if state.rolls:
+                obs[k + 3 : k + 9] = dice_mod.face_counts(state.remaining)
+                obs[k + 9] = sum(state.remaining)
+            obs[k + 10] = state.turn == 0
+            obs[k + 11] = len(state.round_order) - 1 - state.turn
+        return obs
+
+    def render(self, state: State) -> str:
+        lines = [f"Syvere, round {state.round} (out at {self.elimination})"]
+        acting = None if state.winners is not None else state.round_order[state.turn]
+        for seat, total in enumerate(state.totals):
+            marks = []
+            if seat == acting:
+                marks.append("<- to play")
+            if state.winners is None and seat == state.round_order[0]:
+                marks.append("started the round")
+            if total >= self.elimination:
+                marks.append("out")
+            if state.winners is not None and seat in state.winners:
+                marks.append("WINNER")
+            lines.append(f"  player_{seat}: {total:3d}  {' '.join(marks)}".rstrip())
+        if acting is not None and state.rolls:
+            left = self.roll_limit(state) - state.rolls
+            lines.append(
+                f"  dice left: {dice_mod.to_unicode(state.remaining)} = {sum(state.remaining)}"
+                f"  (roll {state.rolls} of {self.roll_limit(state)}, {left} left)"
+            )
+        return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""Syvere ("Sevens"): push your luck, lowest total survives.
+
+| | |
+|---|---|
+| Registry id | ``dice/syvere-v0`` — ``pettingzoo.make("aec", "dice/syvere-v0", num_players=4)`` |
+| Import | ``from dice_envs import syvere_v0`` (``syvere_v0.env()``, ``syvere_v0.raw_env()``) |
+| Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8 |
+| Actions | ``Discrete(2)``: 0 ``roll``, 1 ``stop`` (SY-12) |
+| Observation | ``Dict(observation=Box(float32, (3N+12,)), action_mask=Box(int8, (2,)))`` |
+| Rewards | at the end only: the winners share +1, the losers share -1 (C-3) |
+| Engine | :mod:`dice_envs.games.syvere` |
+
+Six dice. A turn starts with a roll of all six; after every roll the pairs summing to 7 (1+6, 2+5,
+3+4) are set aside, and the player may roll the remaining dice again or stop. When the turn ends
+the faces of the remaining dice are added to the player's total. The round's starter may roll up
+to 3 times; everyone else in that round at most as often as the starter did. At 77 a player is
+out; the last player still in wins.
+
+The env rolls the dice itself: agents act only at decisions (``roll`` or ``stop``); turns that
+end by themselves (no dice left, or the roll limit reached) pass without an action.
+
+Observation (``observation`` entries; N players; seats listed from the observer clockwise, so
+index 0 is always the observer):
+
+| index | meaning | range |
+|---|---|---|
+| 0 .. N-1 | totals | 0 .. elimination + 35 |
+| N .. 2N-1 | still in the game (1) or out (0) | 0, 1 |
+| 2N .. 3N-1 | one-hot: whose turn it is (all 0 once the game is over) | 0, 1 |
+| 3N | rolls made in this turn | 0 .. max_rolls |
+| 3N+1 | this turn's roll limit (SY-6) | 0 .. max_rolls |
+| 3N+2 | dice remaining (6 before the turn's first roll) | 0 .. 6 |
+| 3N+3 .. 3N+8 | remaining dice showing 1, 2, ..., 6 | 0 .. 6 |
+| 3N+9 | sum of the remaining dice: what the turn scores if it ends now | 0 .. 36 |
+| 3N+10 | the player to act started this round | 0, 1 |
+| 3N+11 | players still to play in this round after the one to act | 0 .. N-1 |
+
+``action_mask``: 1 for the legal actions of the player to act; all 0 for everyone else.
+
+Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
+
+| option | default | meaning |
+|---|---|---|
+| ``num_players`` | 2 | 2..8 (SY-1) |
+| ``elimination`` | 77 | a total at or above this is out (SY-8) |
+| ``max_rolls`` | 3 | the round starter's roll limit (SY-6) |
+| ``next_starter`` | ``"right"`` | who starts the next round: ``"right"`` (previous seat, SY-10) or ``"left"`` |
+| ``first_starter`` | 0 | the seat that starts the first round (C-4) |
+| ``render_mode`` | ``None`` | ``"ansi"`` or ``"human"`` |
+| ``max_cycles`` | ``None`` | truncate after ``max_cycles * N`` actions |
+
+Interpretations taken from RULES.md:
+
+* SY-9: the game ends only at the end of a round. A player who reaches 77 takes no further turns,
+  but the round is finished for the players yet to play in it. If nobody is left in at the end of
+  a round, the fewest points wins, then the fewest points before that round; players still tied
+  share the win.
+* SY-10: seats are numbered clockwise and play passes clockwise, so "to the right" of the previous
+  starter is the previous seat: by default the last player of a round starts the next.
+* SY-3: pairs summing to 7 are set aside by rule after every roll, not by the player's choice.
+
+Illegal actions: ``raw_env`` raises ``ValueError`` naming the action; ``env()`` ends the game with
+-1 for the offender and 0 for everyone else (PettingZoo's ``TerminateIllegalWrapper``).
+
+Version history:
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from dice_envs.env import DiceGameEnv, env_metadata, wrap
+from dice_envs.games import syvere
+
+
+class raw_env(DiceGameEnv):
+    """Syvere without wrappers; see the module docstring."""
+
+    game_class = syvere.Game
+    metadata = env_metadata("syvere_v0")
+
+
+def env(**kwargs):
+    """Syvere in PettingZoo's standard wrappers; keyword arguments as for :class:`raw_env`."""
+    return wrap(raw_env(**kwargs))
+
+
+__all__ = ["env", "raw_env"]
