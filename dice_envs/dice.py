@@ -64,6 +64,33 @@ def roll(rng: np.random.Generator, k: int) -> Dice:
     return tuple(sorted(rng.integers(1, 7, size=k).tolist()))
 
 
+class DiceStream:
+    """Fast dice from a generator: faces are drawn in blocks and handed out in order.
+
+    The stream is a pure function of the generator's state, so a seeded generator gives the same
+    rolls every time; drawing faces in blocks of ``block`` avoids one numpy call per roll.
+    """
+
+    def __init__(self, rng: np.random.Generator, block: int = 4096):
+        self.rng = rng
+        self.block = block
+        self._faces: list[int] = []
+        self._pos = 0
+
+    def roll(self, k: int) -> Dice:
+        """The next ``k`` faces, sorted."""
+        if self._pos + k > len(self._faces):
+            self._faces = self._faces[self._pos :] + self.rng.integers(1, 7, size=self.block).tolist()
+            self._pos = 0
+        start = self._pos
+        self._pos = start + k
+        return tuple(sorted(self._faces[start : start + k]))
+
+
+# Every sorted roll of 0..6 dice, mapped to itself: the fast path of ``normalize``.
+_SORTED = {dice: dice for k in range(MAX_DICE + 1) for dice in combinations_with_replacement(FACES, k)}
+
+
 def normalize(dice, k: int | None = None) -> Dice:
     """Validate dice given in any order and return them as a sorted tuple.
 
@@ -74,6 +101,9 @@ def normalize(dice, k: int | None = None) -> Dice:
     Raises:
         ValueError: a face outside 1..6, or the wrong number of dice.
     """
+    canonical = _SORTED.get(dice) if type(dice) is tuple else None
+    if canonical is not None and (k is None or len(canonical) == k):
+        return canonical
     if isinstance(dice, str):
         text = dice.replace(" ", "")
         if not text.isdigit():

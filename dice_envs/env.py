@@ -23,8 +23,9 @@ Conventions shared by every env:
   player's perspective. The mask is all zeros for players who are not to act.
 * Rewards only at the end of the game, the zero-sum returns of C-3.
 * ``infos[agent]`` after every step: ``{"action": str | None, "actor": str | None,
-  "dice": [str, ...]}`` — the last action's rule-book string and who took it, and the rolls
-  made since then as this agent saw them (a roll hidden from the agent is ``"?" * k``).
+  "dice": [tuple | None, ...]}`` — the last action's rule-book string and who took it, and the
+  rolls made since then as sorted tuples, ``None`` for a roll this agent did not see. The dict may
+  be shared between agents: treat it as read-only.
   ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays.
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
 * ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends
@@ -35,6 +36,7 @@ Conventions shared by every env:
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,6 +48,21 @@ from dice_envs import dice as dice_mod
 from dice_envs.games.base import Game
 
 ILLEGAL_ACTION_REWARD = -1.0
+
+
+def check_options(game_class: type[Game], options: dict) -> dict:
+    """Raise ``ValueError`` naming any option the game does not have, and the ones it has."""
+    params = inspect.signature(game_class.__init__).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return options  # the engine takes **options and checks the names itself
+    known = [name for name in params if name != "self"]
+    unknown = [name for name in options if name not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for "
+            f"{game_class.name}; options are: {', '.join(known)}, render_mode, max_cycles"
+        )
+    return options
 
 
 def env_metadata(name: str) -> dict[str, Any]:
@@ -79,9 +96,11 @@ class DiceGameEnv(AECEnv):
             )
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-        self.game = self.game_class(**options)
+        self.game = self.game_class(**check_options(self.game_class, options))
         self.options = dict(options)
         self.render_mode = render_mode
+        # The text log (render, log_lines) costs time on every step: only kept when rendering.
+        self._logging = render_mode is not None
         self.max_cycles = max_cycles
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -102,6 +121,8 @@ class DiceGameEnv(AECEnv):
         action_space = spaces.Discrete(self.game.num_actions)
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._rng: np.random.Generator | None = None
+        self._dice: dice_mod.DiceStream | None = None
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self.state = None
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
@@ -117,6 +138,7 @@ class DiceGameEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
+            self._dice = dice_mod.DiceStream(self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -143,7 +165,9 @@ class DiceGameEnv(AECEnv):
         self.state = next_state
         self.history.append(("action", seat, action, text))
         self._num_actions_taken += 1
-        self._last_lines = [f"{agent}: {text}"]
+        if self._logging:
+            self._last_lines = [f"{agent}: {text}"]
+            self._log_score_changes(state, next_state)
         rolls = self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
         self._after_transition(agent, text, rolls)
@@ -151,16 +175,24 @@ class DiceGameEnv(AECEnv):
 
     def observe(self, agent):
         seat = self._seat[agent]
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        game = self.game
         state = self.state
         if (
-            not self.game.is_terminal(state)
+            not game.is_terminal(state)
             and not self.terminations[agent]
             and not self.truncations[agent]
-            and self.game.current_player(state) == seat
+            and not game.is_chance(state)
+            and game.current_player(state) == seat
         ):
-            mask[self.game.legal_actions(state)] = 1
-        return {"observation": self.game.observe(state, seat), "action_mask": mask}
+            legal = tuple(game.legal_actions(state))
+            mask = self._masks.get(legal)
+            if mask is None:
+                mask = self._masks[legal] = np.zeros(game.num_actions, dtype=np.int8)
+                mask[list(legal)] = 1
+            mask = mask.copy()  # the caller may write to it; the cached one stays intact
+        else:
+            mask = np.zeros(game.num_actions, dtype=np.int8)
+        return {"observation": game.observe(state, seat), "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:
@@ -183,6 +215,12 @@ class DiceGameEnv(AECEnv):
     def close(self) -> None:
         pass
 
+    @property
+    def log_lines(self) -> list[str]:
+        """What the last step did, as text: the action, the rolls (hidden rolls unnamed) and the
+        changes in the scores. Kept only when the env has a ``render_mode``."""
+        return list(self._last_lines)
+
     # -- helpers ------------------------------------------------------------------------------
     def _resolve_chance(self) -> list[tuple[dice_mod.Dice, tuple[int, ...] | None]]:
         """Roll dice with the env's generator until someone must act or the game ends."""
@@ -191,32 +229,43 @@ class DiceGameEnv(AECEnv):
         state = self.state
         while not game.is_terminal(state) and game.is_chance(state):
             seen_by = game.chance_seen_by(state)
-            roll = game.sample_chance(state, self._rng)
-            state = game.apply_chance(state, roll)
+            roll = self._dice.roll(game.num_dice_to_roll(state))
+            before, state = state, game.apply_chance(state, roll)
             self.history.append(("chance", roll, seen_by))
             rolls.append((roll, seen_by))
+            if not self._logging:
+                continue
+            who = f"player_{game.current_player(before)}"
             if seen_by is None:
-                self._last_lines.append(f"rolled {dice_mod.to_unicode(roll)}  ({dice_mod.to_string(roll)})")
+                self._last_lines.append(f"{who} rolled {dice_mod.to_unicode(roll)}  ({dice_mod.to_string(roll)})")
             else:
-                self._last_lines.append(f"rolled {len(roll)} dice under the cup")
+                self._last_lines.append(f"{who} rolled {len(roll)} dice under the cup")
+            self._log_score_changes(before, state)
         self.state = state
         return rolls
+
+    def _log_score_changes(self, before, after) -> None:
+        old, new = self.game.scores(before), self.game.scores(after)
+        if old != new:
+            for seat, (a, b) in enumerate(zip(old, new)):
+                if a != b:
+                    self._last_lines.append(f"player_{seat}: {a} -> {b} ({b - a:+d})")
 
     def _after_transition(self, actor: str | None, text: str | None, rolls) -> None:
         game = self.game
         state = self.state
         agents = self.agents
         if all(seen_by is None for _, seen_by in rolls):
-            shared = {"action": text, "actor": actor, "dice": [dice_mod.to_string(r) for r, _ in rolls]}
-            self.infos = {a: shared for a in agents}
+            shared = {"action": text, "actor": actor, "dice": [roll for roll, _ in rolls]}
+            self.infos = dict.fromkeys(agents, shared)
         else:
             self.infos = {
                 a: {
                     "action": text,
                     "actor": actor,
                     "dice": [
-                        dice_mod.to_string(r) if seen_by is None or self._seat[a] in seen_by else "?" * len(r)
-                        for r, seen_by in rolls
+                        roll if seen_by is None or self._seat[a] in seen_by else None
+                        for roll, seen_by in rolls
                     ],
                 }
                 for a in agents
@@ -236,9 +285,50 @@ class DiceGameEnv(AECEnv):
             return
         self.agent_selection = self.possible_agents[game.current_player(state)]
 
+# -- wrappers ----------------------------------------------------------------------------------
+# PettingZoo's wrappers forward every attribute they lack through ``__getattr__``, which runs only
+# after a failed normal look-up; the AEC loop reads ``agent_selection``, ``terminations`` and
+# friends several times a step, through three wrappers, and that forwarding cost more time than a
+# whole step of the game. These subclasses keep the wrappers' behaviour and give those attributes
+# direct properties that read and write the unwrapped env.
+_BOOKKEEPING = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+
+
+def _forward(name: str, guarded: bool) -> property:
+    def get(self):
+        if guarded and not self._has_reset:
+            # OrderEnforcingWrapper's rule; its __getattr__ raises the documented error.
+            return self.__getattr__(name)
+        return getattr(self._raw, name)
+
+    def set_(self, value):
+        setattr(self._raw, name, value)
+
+    return property(get, set_)
+
+
+def _fast(wrapper_class: type, guarded: frozenset = frozenset()) -> type:
+    namespace = {name: _forward(name, name in guarded) for name in _BOOKKEEPING}
+    namespace["__doc__"] = f"``{wrapper_class.__name__}`` with direct access to the AEC bookkeeping."
+    return type(wrapper_class.__name__, (wrapper_class,), namespace)
+
+
+TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper)
+AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper = _fast(
+    wrappers.OrderEnforcingWrapper,
+    guarded=frozenset(("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")),
+)
+
+
 def wrap(raw: DiceGameEnv):
-    """PettingZoo's standard wrappers, as the classic envs apply them."""
-    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
-    return env
+    """PettingZoo's standard wrappers, as the classic envs apply them (see the note above)."""
+    for cls in (TerminateIllegalWrapper, AssertOutOfBoundsWrapper, OrderEnforcingWrapper):
+        env = cls.__new__(cls)
+        env._raw = raw
+        if cls is TerminateIllegalWrapper:
+            cls.__init__(env, raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+        else:
+            cls.__init__(env, inner)
+        inner = env
+    return inner

@@ -89,7 +89,7 @@ class Game(abc.ABC):
     # -- decisions ---------------------------------------------------------------------------
     @abc.abstractmethod
     def current_player(self, state) -> int:
-        """The seat to act at a decision state."""
+        """The seat to act at a decision state; at a chance state, the seat whose dice are rolled."""
 
     @abc.abstractmethod
     def legal_actions(self, state) -> list[int]:

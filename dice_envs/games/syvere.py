@@ -26,6 +26,7 @@ Interpretations (RULES.md):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -55,6 +56,7 @@ class State(NamedTuple):
         to_roll: dice that must be rolled now; 0 at a decision or at the end.
         winners: the winning seats once the game is over, else ``None``.
         round: the round number, from 1.
+        last_turn: ``(seat, points)`` of the last finished turn, or ``None``.
     """
 
     totals: tuple[int, ...]
@@ -67,8 +69,10 @@ class State(NamedTuple):
     to_roll: int
     winners: tuple[int, ...] | None
     round: int
+    last_turn: tuple[int, int] | None = None
 
 
+@lru_cache(maxsize=None)
 def set_aside_sevens(dice) -> tuple[int, ...]:
     """SY-3: remove every disjoint pair summing to 7 and return the remaining dice, sorted.
 
@@ -157,16 +161,18 @@ class Game(base.Game):
     def num_dice_to_roll(self, state: State) -> int:
         return state.to_roll
 
+    def is_chance(self, state: State) -> bool:
+        return state.to_roll > 0
+
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
-        roll = dice_mod.normalize(dice, state.to_roll)
-        remaining = set_aside_sevens(roll)
+        remaining = set_aside_sevens(dice_mod.normalize(dice, state.to_roll))
         rolls = state.rolls + 1
-        state = state._replace(rolls=rolls, remaining=remaining, to_roll=0)
-        if not remaining or rolls >= self.roll_limit(state):
-            return self._end_turn(state)  # SY-4: the turn ends by itself
-        return state
+        limit = self.max_rolls if state.turn == 0 else state.starter_rolls
+        if not remaining or rolls >= limit:
+            return self._end_turn(state, rolls, remaining)  # SY-4: the turn ends by itself
+        return state._replace(rolls=rolls, remaining=remaining, to_roll=0)
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
@@ -182,7 +188,7 @@ class Game(base.Game):
             self._check_action(state, action)  # raises, naming the action
         if action == ROLL:
             return state._replace(to_roll=len(state.remaining))
-        return self._end_turn(state)
+        return self._end_turn(state, state.rolls, state.remaining)
 
     def action_to_string(self, state: State, action: int) -> str:
         if action not in (ROLL, STOP):
@@ -190,27 +196,41 @@ class Game(base.Game):
         return ACTION_STRINGS[action]
 
     # -- turn and round ends ----------------------------------------------------------------
-    def _end_turn(self, state: State) -> State:
+    def _end_turn(self, state: State, rolls: int, remaining: tuple[int, ...]) -> State:
+        """Score the turn (SY-5) and pass play to the next player of the round, or end it."""
         seat = state.round_order[state.turn]
+        points = sum(remaining)
         totals = list(state.totals)
-        totals[seat] += sum(state.remaining)  # SY-5
-        starter_rolls = state.rolls if state.turn == 0 else state.starter_rolls
-        state = state._replace(totals=tuple(totals), starter_rolls=starter_rolls, rolls=0)
-        if state.turn + 1 < len(state.round_order):  # SY-2: next player of this round
-            return state._replace(turn=state.turn + 1, remaining=(), to_roll=NUM_DICE)
+        totals[seat] += points
+        turn = state.turn + 1
+        state = State(
+            totals=tuple(totals),
+            totals_before_round=state.totals_before_round,
+            round_order=state.round_order,
+            turn=turn,
+            starter_rolls=rolls if state.turn == 0 else state.starter_rolls,
+            rolls=0,
+            remaining=(),
+            to_roll=NUM_DICE,
+            winners=None,
+            round=state.round,
+            last_turn=(seat, points),
+        )
+        if turn < len(state.round_order):  # SY-2: the next player of this round
+            return state
         return self._end_round(state)
 
     def _end_round(self, state: State) -> State:
         still_in = self.still_in(state)
         if len(still_in) == 1:  # SY-9
-            return state._replace(winners=still_in, remaining=(), to_roll=0)
+            return state._replace(winners=still_in, to_roll=0)
         if not still_in:
             played = state.round_order
             fewest = min(state.totals[s] for s in played)
             tied = [s for s in played if state.totals[s] == fewest]
             fewest_before = min(state.totals_before_round[s] for s in tied)
             winners = tuple(sorted(s for s in tied if state.totals_before_round[s] == fewest_before))
-            return state._replace(winners=winners, remaining=(), to_roll=0)
+            return state._replace(winners=winners, to_roll=0)
         starter = self._next_starter(state.round_order[0], still_in)
         n = self.num_players
         order = tuple((starter + i) % n for i in range(n) if (starter + i) % n in still_in)
@@ -225,6 +245,7 @@ class Game(base.Game):
             to_roll=NUM_DICE,
             winners=None,
             round=state.round + 1,
+            last_turn=state.last_turn,
         )
 
     def _next_starter(self, previous: int, still_in: tuple[int, ...]) -> int:
@@ -240,26 +261,30 @@ class Game(base.Game):
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
         n = self.num_players
-        obs = np.zeros(self._size, dtype=np.float32)
         seats = [(player + i) % n for i in range(n)]
-        obs[:n] = [state.totals[s] for s in seats]
-        obs[n : 2 * n] = [state.totals[s] < self.elimination for s in seats]
-        k = 3 * n
-        if state.winners is None:
-            actor = state.round_order[state.turn]
-            obs[2 * n + (actor - player) % n] = 1.0
-            obs[k] = state.rolls
-            obs[k + 1] = self.roll_limit(state)
-            obs[k + 2] = len(state.remaining) if state.rolls else NUM_DICE
-            if state.rolls:
-                obs[k + 3 : k + 9] = dice_mod.face_counts(state.remaining)
-                obs[k + 9] = sum(state.remaining)
-            obs[k + 10] = state.turn == 0
-            obs[k + 11] = len(state.round_order) - 1 - state.turn
-        return obs
+        totals = state.totals
+        obs = [totals[s] for s in seats]
+        obs += [totals[s] < self.elimination for s in seats]
+        acting = [0] * n
+        if state.winners is not None:
+            return np.array(obs + acting + [0] * 12, dtype=np.float32)
+        acting[(state.round_order[state.turn] - player) % n] = 1
+        obs += acting
+        obs += (state.rolls, self.roll_limit(state))
+        if state.rolls:
+            obs.append(len(state.remaining))
+            obs += dice_mod.face_counts(state.remaining)
+            obs.append(sum(state.remaining))
+        else:
+            obs += (NUM_DICE, 0, 0, 0, 0, 0, 0, 0)
+        obs += (state.turn == 0, len(state.round_order) - 1 - state.turn)
+        return np.array(obs, dtype=np.float32)
 
     def render(self, state: State) -> str:
-        lines = [f"Syvere, round {state.round} (out at {self.elimination})"]
+        lines = []
+        if state.last_turn is not None:
+            lines.append(f"player_{state.last_turn[0]}'s turn scored {state.last_turn[1]}")
+        lines.append(f"Syvere, round {state.round} (out at {self.elimination})")
         acting = None if state.winners is not None else state.round_order[state.turn]
         for seat, total in enumerate(state.totals):
             marks = []
@@ -271,7 +296,7 @@ class Game(base.Game):
                 marks.append("out")
             if state.winners is not None and seat in state.winners:
                 marks.append("WINNER")
-            lines.append(f"  player_{seat}: {total:3d}  {' '.join(marks)}".rstrip())
+            lines.append(f"  player_{seat}: {total:3d}  {', '.join(marks)}".rstrip())
         if acting is not None and state.rolls:
             left = self.roll_limit(state) - state.rolls
             lines.append(

@@ -1,0 +1,62 @@
+"""Steps per second of random legal play, for every registered env and two PettingZoo peers.
+
+Every env is made through ``pettingzoo.make`` (so with its standard wrappers) and played by the
+same loop: ``last()``, a uniformly random legal action from the mask, ``step()``. PettingZoo's
+``tictactoe_v3`` and ``connect_four_v3`` run in the same process, and each line reports its ratio
+to tictactoe, so that the figures compare across machines. A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pettingzoo
+
+import dice_envs  # noqa: F401  (registers the envs)
+from dice_envs.registry import ENVS
+
+PEERS = ("classic/tictactoe-v3", "classic/connect_four-v3")
+
+
+def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
+    """Play random legal moves for at least ``steps`` steps; return (steps/s, games finished)."""
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random(steps + 1000)
+    done_steps = games = 0
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    while done_steps < steps:
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[int(uniforms[done_steps % len(uniforms)] * len(legal))])
+            env.step(action)
+            done_steps += 1
+        games += 1
+        env.reset()
+    return done_steps / (time.perf_counter() - start), games
+
+
+def run(steps: int = 50_000, configs=None, write=print) -> list[tuple[str, float, int]]:
+    """Benchmark every env (or the given ``[(label, env_id, kwargs)]``) and the peers; print a table."""
+    if configs is None:
+        configs = [(env_id, env_id, {}) for env_id in ENVS]
+        configs += [("dice/syvere-v0 (8 players)", "dice/syvere-v0", {"num_players": 8})]
+    configs = [(peer, peer, {}) for peer in PEERS] + list(configs)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pettingzoo's notices must not end up in the table
+        for label, env_id, kwargs in configs:
+            env = pettingzoo.make("aec", env_id, **kwargs)
+            rate, games = steps_per_second(env, steps)
+            results.append((label, rate, games))
+    base = results[0][1]
+    write(f"{'env':<34} {'steps/s':>10} {'games':>7} {'x tictactoe':>12}")
+    for label, rate, games in results:
+        write(f"{label:<34} {rate:>10,.0f} {games:>7} {rate / base:>12.2f}")
+    return results

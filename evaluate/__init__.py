@@ -1,0 +1,1 @@
+"""Evaluation: matches between agents, win rates and confidence intervals (tournaments later)."""

@@ -1,0 +1,1 @@
+"""Training entry points (Stable-Baselines3); see the README's roadmap."""
