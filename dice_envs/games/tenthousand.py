@@ -1,0 +1,628 @@
+"""Ten thousand (10 000 / Ti tusen / Farkle): the pure rules engine (RULES.md TT-1..TT-11).
+
+Sources: seed 004 (Danish, preset ``dk``) and seed 002 (Norwegian, preset ``no``); preset
+``farkle`` follows the widely played English rules of RULES.md's table.
+
+Push your luck with six dice: after every roll set aside a *selection* of scoring dice, then
+``roll`` the rest or ``bank`` the turn total. A roll without scoring dice is a bust and the turn's
+points are lost. The first to the target (10 000) triggers the end of the game.
+
+Example (TT-6, the worked example of seed 004):
+
+    >>> g = Game(num_players=2, preset="dk")
+    >>> [(to_string(sel), value) for sel, value in g.selections((1, 2, 2, 2, 5, 6))]
+    [('1', 100), ('5', 50), ('15', 150), ('222', 200), ('1222', 300), ('2225', 250), ('12225', 350)]
+    >>> s = g.apply_chance(g.initial_state(), (1, 2, 2, 2, 5, 6))
+    >>> a = g.string_to_action(s, "keep 1222 roll")
+    >>> s = g.apply_action(s, a)
+    >>> s.turn_total, g.num_dice_to_roll(s)
+    (300, 2)
+
+Scoring is data: :data:`PRESETS` holds one table per preset (every option, the scoring numbers
+among them); keyword options override single entries (TT-9f, TT-10). Singles and triples
+(:data:`SINGLES`, :func:`triple_value`) are the same in every preset.
+
+Actions: one fixed ``Discrete(308)`` space, the same for every preset and option. :data:`SELECTIONS`
+lists the 154 multisets of dice that can ever be a legal selection (every die in a combination,
+under any scoring options), ordered by size and then by faces; the action id is
+``2 * index + ROLL`` (``keep <faces> roll``) or ``2 * index + BANK`` (``keep <faces> bank``)
+(TT-11). Ids 0..5 are ``keep 1 roll``, ``keep 1 bank``, ``keep 5 roll``, ``keep 5 bank``,
+``keep 11 roll``, ``keep 11 bank``; see :func:`encode_action` and :func:`decode_action`.
+
+Interpretations (RULES.md, and decisions where it is silent):
+
+* TT-7: the opening threshold (``opening``) applies to a player's first bank of the game ("første
+  gang man skal på listen"); ``min_bank`` to every later bank.
+* TT-8 ``finish_round``: the round runs from ``first_starter`` clockwise (seat 0 .. N-1 by
+  default); after the bank that reaches the target, the rest of that round is played.
+  ``last_turn_each``: every other player gets exactly one more turn, clockwise from the one who
+  reached the target; reaching the target again in those turns changes nothing.
+* TT-9b: "overstiger 10 000" reads as reaching at least the target. It applies while the total is
+  at least ``target - 1000``.
+* TT-9c: a single 1 or 5 in the same selection as the combination does not confirm it. So after
+  any selection the confirmation is pending exactly when the selection's best split holds a
+  combination of two or more dice (a selection of 1s and 5s only, scored as singles, confirms).
+  When equally valued splits differ, the one without a combination counts.
+* TT-9d: banking past the target is allowed and scores 0 for the turn; nothing is written on the
+  list, so such a bank does not put an unopened player på listen. It is not a bust (TT-9e).
+* TT-9e: a bank (even one scoring 0 under TT-9d) ends a run of busts.
+* TT-4: whether the hot-dice roll is compulsory is the preset's ``hot_dice_must_roll`` entry
+  (``dk``: True; ``no``, ``farkle``: False); RULES.md names no option for it, so it is one here.
+* TT-9f ``four_and_pair_is_three_pairs``: pairs need not be of different values, so a four of a
+  kind counts as two pairs (4-4-6-6-6-6) and so does a six of a kind as three; the best split
+  decides which value it gets.
+* The ``no`` preset fixes seed 002's open choices: opening 500, sluttrunde on
+  (``last_turn_each``), 4-4-6-6-6-6 counts as three pairs, straight 1500, three pairs 1500, no bust
+  penalty unless set.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations, combinations_with_replacement, product
+from typing import NamedTuple
+
+import numpy as np
+
+from dice_envs import dice as dice_mod
+from dice_envs.dice import to_string
+from dice_envs.games import base
+
+NUM_DICE = 6
+ROLL = 0
+BANK = 1
+MODES = ("roll", "bank")  # TT-11: ``keep <faces> roll`` / ``keep <faces> bank``
+ENDS = ("finish_round", "last_turn_each", "immediate")
+N_OF_A_KIND = ("linear", "doubling")
+
+#: TT-5: single dice that score, the same in every preset.
+SINGLES = {1: 100, 5: 50}
+
+#: TT-10: one table per preset: every option, the scoring numbers of TT-5 among them.
+PRESETS: dict[str, dict] = {
+    "dk": {  # seed 004
+        "target": 10_000,
+        "opening": 1000,
+        "min_bank": 300,
+        "end": "finish_round",
+        "hot_dice_must_roll": True,
+        "over_threshold": False,
+        "confirm_combinations": False,
+        "exact_target": False,
+        "bust_penalty": 0,
+        "bust_penalty_after": 3,
+        "straight": 1000,
+        "three_pairs": 1500,
+        "four_and_pair_is_three_pairs": False,
+        "n_of_a_kind": "linear",
+    },
+    "no": {  # seed 002, with sluttrunde
+        "target": 10_000,
+        "opening": 500,
+        "min_bank": 0,
+        "end": "last_turn_each",
+        "hot_dice_must_roll": False,
+        "over_threshold": False,
+        "confirm_combinations": False,
+        "exact_target": False,
+        "bust_penalty": 0,
+        "bust_penalty_after": 3,
+        "straight": 1500,
+        "three_pairs": 1500,
+        "four_and_pair_is_three_pairs": True,
+        "n_of_a_kind": "doubling",
+    },
+    "farkle": {  # the widely played English rules
+        "target": 10_000,
+        "opening": 300,
+        "min_bank": 300,
+        "end": "last_turn_each",
+        "hot_dice_must_roll": False,
+        "over_threshold": False,
+        "confirm_combinations": False,
+        "exact_target": False,
+        "bust_penalty": 500,
+        "bust_penalty_after": 3,
+        "straight": 1500,
+        "three_pairs": 750,
+        "four_and_pair_is_three_pairs": True,
+        "n_of_a_kind": "doubling",
+    },
+}
+
+Counts = tuple[int, int, int, int, int, int]
+
+
+def triple_value(face: int) -> int:
+    """TT-5: three 1s score 1000, three of face N (2..6) score 100·N."""
+    return 1000 if face == 1 else 100 * face
+
+
+def _counts(faces) -> Counts:
+    return dice_mod.face_counts(faces)
+
+
+def _faces(counts) -> tuple[int, ...]:
+    return tuple(face for face in dice_mod.FACES for _ in range(counts[face - 1]))
+
+
+def _pairs_shapes(same_values_allowed: bool) -> list[Counts]:
+    """Face counts of three pairs: three different values, or (option) pairs of equal values too."""
+    picks = combinations_with_replacement if same_values_allowed else combinations
+    shapes = []
+    for trio in picks(range(6), 3):
+        counts = [0] * 6
+        for i in trio:
+            counts[i] += 2
+        shapes.append(tuple(counts))
+    return shapes
+
+
+def _sub_counts(counts) -> list[Counts]:
+    """Every sub-multiset of ``counts`` (face counts), the empty one first."""
+    return list(product(*(range(c + 1) for c in counts)))
+
+
+def _all_counts() -> list[Counts]:
+    """Face counts of every multiset of 0..6 dice."""
+    return [c for c in product(range(NUM_DICE + 1), repeat=6) if sum(c) <= NUM_DICE]
+
+
+def kind_value(face: int, k: int, n_of_a_kind: str) -> int:
+    """Value of ``k`` (3..6) dice showing ``face`` (TT-5, TT-9f).
+
+    ``"linear"`` (seed 004): (k-2) × the triple; ``"doubling"`` (seed 002): 2^(k-3) × the triple.
+
+    >>> kind_value(3, 5, "linear"), kind_value(1, 6, "linear"), kind_value(3, 5, "doubling")
+    (900, 4000, 1200)
+    """
+    factor = k - 2 if n_of_a_kind == "linear" else 2 ** (k - 3)
+    return factor * triple_value(face)
+
+
+@lru_cache(maxsize=None)
+def _scoring(straight: int, three_pairs: int, four_and_pair: bool, n_of_a_kind: str):
+    """The scoring tables of one set of scoring numbers, shared by every game that uses them.
+
+    Returns:
+        ``(value, combo, rolls)``: ``value`` maps the face counts of every multiset of <= 6 dice
+        that splits completely into combinations to its best split's value (TT-3); ``combo``
+        tells whether every best split holds a combination of two or more dice (TT-9c);
+        ``rolls`` is the cache of :meth:`Game._roll_entries`.
+    """
+    combinations_ = {_counts((face,)): points for face, points in SINGLES.items()}
+    for face in dice_mod.FACES:
+        for k in range(3, NUM_DICE + 1):
+            combinations_[_counts((face,) * k)] = kind_value(face, k, n_of_a_kind)
+    combinations_[_counts(dice_mod.FACES)] = straight
+    for shape in _pairs_shapes(four_and_pair):
+        combinations_[shape] = max(combinations_.get(shape, 0), three_pairs)  # six alike: the better
+    value: dict[Counts, int] = {(0,) * 6: 0}
+    for counts in sorted(_all_counts(), key=sum)[1:]:
+        best = None
+        for shape, points in combinations_.items():
+            rest = tuple(c - s for c, s in zip(counts, shape))
+            if min(rest) >= 0 and rest in value:
+                total = points + value[rest]
+                if best is None or total > best:
+                    best = total
+        if best is not None:
+            value[counts] = best
+    combo = {}
+    for counts, points in value.items():
+        singles_only = sum(counts) == counts[0] + counts[4]
+        combo[counts] = not (singles_only and points == counts[0] * SINGLES[1] + counts[4] * SINGLES[5])
+    return value, combo, {}
+
+
+#: Every multiset of dice that can be a legal selection under some options, in action-id order
+#: (by size, then by faces): 154 of them. Which multisets split into combinations does not depend
+#: on the scoring numbers, only on ``four_and_pair_is_three_pairs``, which admits the most.
+SELECTIONS: tuple[tuple[int, ...], ...] = tuple(
+    sorted(
+        (_faces(c) for c in _scoring(1000, 1500, True, "linear")[0] if sum(c)),
+        key=lambda faces: (len(faces), faces),
+    )
+)
+SELECTION_INDEX: dict[tuple[int, ...], int] = {sel: i for i, sel in enumerate(SELECTIONS)}
+NUM_ACTIONS = 2 * len(SELECTIONS)
+#: TT-11: the string of every action id.
+ACTION_STRINGS: tuple[str, ...] = tuple(f"keep {to_string(sel)} {mode}" for sel in SELECTIONS for mode in MODES)
+
+
+def encode_action(selection, bank: bool) -> int:
+    """The action id of ``keep <selection> bank`` (``bank=True``) or ``... roll``.
+
+    >>> encode_action((1,), False), encode_action((5, 1), True), encode_action((2, 2, 2, 1), False)
+    (0, 7, 32)
+
+    Raises:
+        ValueError: the dice can never be a legal selection.
+    """
+    sel = dice_mod.normalize(selection)
+    if sel not in SELECTION_INDEX:
+        raise ValueError(f"no scoring selection {to_string(sel) or '(none)'}: some die in it can never score")
+    return 2 * SELECTION_INDEX[sel] + (BANK if bank else ROLL)
+
+
+def decode_action(action: int) -> tuple[tuple[int, ...], bool]:
+    """``(selection, bank)`` of an action id.
+
+    >>> decode_action(7)
+    ((1, 5), True)
+    """
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"unknown tenthousand action id {action!r}; ids are 0..{NUM_ACTIONS - 1}")
+    return SELECTIONS[action // 2], bool(action % 2)
+
+
+class State(NamedTuple):
+    """An immutable Ten thousand state.
+
+    Attributes:
+        totals: every seat's banked total (the list), in seat order; may be negative (TT-9e).
+        opened: whether each seat has banked yet (is "på listen", TT-7).
+        busts: each seat's busts in a row since its last bank or penalty (TT-9e).
+        player: the seat whose turn it is.
+        turn_total: points gathered in this turn so far (lost on a bust).
+        roll: the roll to choose a selection from; ``()`` while dice are to be rolled.
+        to_roll: dice that must be rolled now; 0 at a decision or at the end.
+        pending: TT-9c: a combination set aside in this turn is not yet confirmed.
+        turns_left: in the end phase (TT-8), the turns still to be played including the current
+            one; ``None`` before anyone has reached the target.
+        winners: the winning seats once the game is over, else ``None``.
+        turn: the number of the current turn, from 1.
+    """
+
+    totals: tuple[int, ...]
+    opened: tuple[bool, ...]
+    busts: tuple[int, ...]
+    player: int
+    turn_total: int
+    roll: tuple[int, ...]
+    to_roll: int
+    pending: bool
+    turns_left: int | None
+    winners: tuple[int, ...] | None
+    turn: int
+
+
+def _check_points(name: str, value, low: int) -> int:
+    value = base.check_int(name, value, low)
+    if value % 50:
+        raise ValueError(f"{name} must be a multiple of 50 (>= {low}), got {value!r}")
+    return value
+
+
+class Game(base.Game):
+    """Ten thousand for 2..8 players.
+
+    Args:
+        num_players: 2..8 (TT-1).
+        preset: ``"dk"`` (seed 004, default), ``"no"`` (seed 002) or ``"farkle"`` (TT-10).
+        **options: override single entries of the preset's table (:data:`PRESETS`):
+            ``target`` (positive multiple of 50), ``opening``, ``min_bank`` (points >= 0, TT-7),
+            ``end`` (``"finish_round"``, ``"last_turn_each"``, ``"immediate"``, TT-8),
+            ``hot_dice_must_roll`` (TT-4), ``over_threshold``, ``confirm_combinations``,
+            ``exact_target`` (TT-9b..d), ``bust_penalty`` (points >= 0) and
+            ``bust_penalty_after`` (busts >= 1, TT-9e), ``straight``, ``three_pairs`` (positive
+            multiples of 50), ``four_and_pair_is_three_pairs``, ``n_of_a_kind`` (``"linear"`` or
+            ``"doubling"``, TT-9f), and ``first_starter`` (the seat that starts, C-4; default 0).
+
+    Raises:
+        ValueError: an unknown preset or option, or a bad value, naming it and the allowed values.
+    """
+
+    name = "tenthousand"
+
+    def __init__(self, num_players: int = 2, preset: str = "dk", first_starter: int = 0, **options):
+        self.num_players = base.check_num_players(num_players)
+        self.preset = base.check_choice("preset", preset, tuple(PRESETS))
+        unknown = sorted(set(options) - set(PRESETS[preset]))
+        if unknown:
+            allowed = ", ".join(["num_players", "preset", "first_starter", *PRESETS[preset]])
+            raise ValueError(f"unknown tenthousand option {unknown[0]!r}; options are {allowed}")
+        o = {**PRESETS[preset], **options}
+        self.target = _check_points("target", o["target"], 50)
+        self.opening = base.check_int("opening", o["opening"], 0)
+        self.min_bank = base.check_int("min_bank", o["min_bank"], 0)
+        self.end = base.check_choice("end", o["end"], ENDS)
+        self.hot_dice_must_roll = base.check_bool("hot_dice_must_roll", o["hot_dice_must_roll"])
+        self.over_threshold = base.check_bool("over_threshold", o["over_threshold"])
+        self.confirm_combinations = base.check_bool("confirm_combinations", o["confirm_combinations"])
+        self.exact_target = base.check_bool("exact_target", o["exact_target"])
+        self.bust_penalty = base.check_int("bust_penalty", o["bust_penalty"], 0)
+        self.bust_penalty_after = base.check_int("bust_penalty_after", o["bust_penalty_after"], 1)
+        self.straight = _check_points("straight", o["straight"], 50)
+        self.three_pairs = _check_points("three_pairs", o["three_pairs"], 50)
+        self.four_and_pair_is_three_pairs = base.check_bool(
+            "four_and_pair_is_three_pairs", o["four_and_pair_is_three_pairs"]
+        )
+        self.n_of_a_kind = base.check_choice("n_of_a_kind", o["n_of_a_kind"], N_OF_A_KIND)
+        self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
+        self.options = {key: getattr(self, key) for key in PRESETS[preset]}
+        self.num_actions = NUM_ACTIONS
+
+        # Best splits (TT-3) and the per-roll cache: roll -> ((action index, value, left, combo), ...)
+        self._value, self._combo, self._rolls = _scoring(
+            self.straight, self.three_pairs, self.four_and_pair_is_three_pairs, self.n_of_a_kind
+        )
+
+        n = self.num_players
+        self.total_low, self.total_high = -self.target, 2 * self.target
+        self.observation_low, self.observation_high = base.bounds(
+            (n, self.total_low, self.total_high),  # totals, own first, clipped
+            (n, 0, 1),  # på listen (has banked)
+            (n, 0, self.bust_penalty_after - 1),  # busts in a row
+            (n, 0, 1),  # whose turn (one-hot, own first)
+            (1, 0, self.total_high),  # turn total, clipped
+            (1, 0, NUM_DICE),  # dice in play
+            (6, 0, NUM_DICE),  # current roll by face 1..6
+            (1, 0, 1),  # confirmation pending (TT-9c)
+            (1, 0, 1),  # end phase
+            (1, 0, n - 1),  # turns left in the end phase
+        )
+        self._size = len(self.observation_low)
+
+    # -- scoring (TT-5) ----------------------------------------------------------------------
+    def kind_value(self, face: int, k: int) -> int:
+        """Value of ``k`` (3..6) dice showing ``face``: TT-5's n of a kind under ``n_of_a_kind``."""
+        return kind_value(face, k, self.n_of_a_kind)
+
+    def score(self, selection) -> int | None:
+        """The value of dice set aside together: their best split into combinations (TT-3, TT-5).
+
+        Returns ``None`` if some die belongs to no combination (the dice cannot be set aside).
+
+        >>> Game(preset="dk").score((2, 2, 2, 1)), Game(preset="dk").score((2, 2))
+        (300, None)
+        """
+        return self._value.get(_counts(dice_mod.normalize(selection)))
+
+    def selections(self, roll) -> tuple[tuple[tuple[int, ...], int], ...]:
+        """Every distinct legal selection from ``roll`` with its exact value, in action-id order.
+
+        A selection is a non-empty part of the roll in which every die belongs to a scoring
+        combination; its value is the best split into combinations (TT-3). An empty result means
+        the roll is a bust (TT-2).
+        """
+        return tuple((SELECTIONS[i], value) for i, value, _, _ in self._roll_entries(dice_mod.normalize(roll)))
+
+    def _roll_entries(self, roll: tuple[int, ...]) -> tuple:
+        """Cached ``(selection index, value, dice left, needs confirmation)`` of a sorted roll."""
+        cached = self._rolls.get(roll)
+        if cached is None:
+            cached = self._cache_roll(roll)
+        return cached[0]
+
+    def _cache_roll(self, roll: tuple[int, ...]) -> tuple[tuple, dict]:
+        """Enumerate a sorted roll's legal selections once: the entries and a by-action-id index."""
+        entries = []
+        for sub in _sub_counts(_counts(roll))[1:]:
+            if sub in self._value:
+                index = SELECTION_INDEX[_faces(sub)]
+                entries.append((index, self._value[sub], len(roll) - sum(sub), self._combo[sub]))
+        entries = tuple(sorted(entries))
+        by_action = {}
+        for entry in entries:
+            by_action[2 * entry[0]] = by_action[2 * entry[0] + 1] = entry
+        cached = self._rolls[roll] = (entries, by_action)
+        return cached
+
+    # -- state ------------------------------------------------------------------------------
+    def initial_state(self) -> State:
+        n = self.num_players
+        return State((0,) * n, (False,) * n, (0,) * n, self.first_starter, 0, (), NUM_DICE, False, None, None, 1)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.winners is not None
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        if state.winners is None:
+            return (0.0,) * self.num_players
+        return base.zero_sum_returns(self.num_players, state.winners)
+
+    def scores(self, state: State) -> tuple[int, ...]:
+        return state.totals
+
+    # -- chance -----------------------------------------------------------------------------
+    def num_dice_to_roll(self, state: State) -> int:
+        return state.to_roll
+
+    def apply_chance(self, state: State, dice) -> State:
+        if state.to_roll == 0:
+            raise ValueError("apply_chance: no dice are to be rolled in this state")
+        cached = self._rolls.get(dice) if type(dice) is tuple else None
+        if cached is not None and len(dice) == state.to_roll:  # a sorted roll seen before
+            roll = dice
+        else:
+            roll = dice_mod.normalize(dice, state.to_roll)
+            cached = self._rolls.get(roll) or self._cache_roll(roll)
+        if not cached[0]:  # TT-2: a bust
+            return self._bust(state._replace(roll=roll, to_roll=0))
+        return state._replace(roll=roll, to_roll=0)
+
+    # -- decisions --------------------------------------------------------------------------
+    def current_player(self, state: State) -> int:
+        return state.player
+
+    def bank_refusal(self, state: State, selection) -> str | None:
+        """Why ``keep <selection> bank`` is not allowed now, or ``None`` if it is.
+
+        The selection must be a legal selection of the current roll.
+        """
+        sel = dice_mod.normalize(selection)
+        for index, value, left, combo in self._roll_entries(state.roll):
+            if SELECTIONS[index] == sel:
+                reason = self._bank_block(state, value, left, combo)
+                return None if reason is None else self._explain(state, reason, value)
+        raise ValueError(f"{to_string(sel)} is not a legal selection of the roll {to_string(state.roll)}")
+
+    def _bank_block(self, state: State, value: int, left: int, combo: bool) -> str | None:
+        """The rule that forbids banking after a selection (its key), or ``None`` (TT-4, TT-7, TT-9)."""
+        if left == 0 and self.hot_dice_must_roll:
+            return "hot_dice"
+        turn_total = state.turn_total + value
+        seat = state.player
+        if state.opened[seat]:
+            if turn_total < self.min_bank:
+                return "min_bank"
+        elif turn_total < self.opening:
+            return "opening"
+        if combo and self.confirm_combinations:
+            return "confirm"
+        total = state.totals[seat]
+        if self.over_threshold and total >= self.target - 1000 and total + turn_total < self.target:
+            return "over_threshold"
+        return None
+
+    def _explain(self, state: State, reason: str, value: int) -> str:
+        turn_total = state.turn_total + value
+        return {
+            "hot_dice": "all six dice are set aside: hot dice must be rolled again (TT-4)",
+            "opening": f"the first bank needs at least {self.opening} points in the turn; you would have {turn_total} (TT-7)",
+            "min_bank": f"a bank needs at least {self.min_bank} points in the turn; you would have {turn_total} (TT-7)",
+            "confirm": "a combination must be confirmed by a later single 1 or 5 before you bank (TT-9c)",
+            "over_threshold": f"at {self.target - 1000} or more you may bank only to reach {self.target} (TT-9b)",
+        }[reason]
+
+    def legal_actions(self, state: State) -> list[int]:
+        if state.winners is not None or state.to_roll:
+            return []
+        actions = []
+        for index, value, left, combo in self._roll_entries(state.roll):
+            actions.append(2 * index)
+            if self._bank_block(state, value, left, combo) is None:
+                actions.append(2 * index + 1)
+        return actions
+
+    def apply_action(self, state: State, action: int) -> State:
+        if state.winners is not None or state.to_roll:
+            self._check_action(state, action)  # raises, naming the action
+        entry = None
+        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, bool)):
+            entry = self._rolls[state.roll][1].get(action)
+        if entry is None:
+            raise self._illegal(state, action)
+        _, value, left, combo = entry
+        bank = action % 2 == BANK
+        if bank and self._bank_block(state, value, left, combo) is not None:
+            raise self._illegal(state, action)
+        turn_total = state.turn_total + value
+        if not bank:  # TT-3 / TT-4: roll the dice not set aside, all six after hot dice
+            return state._replace(turn_total=turn_total, roll=(), to_roll=left or NUM_DICE, pending=combo)
+        return self._bank(state, turn_total)
+
+    def action_to_string(self, state: State, action: int) -> str:
+        if type(action) is not int:
+            decode_action(action)  # raises for anything but an action id
+            action = int(action)
+        elif not 0 <= action < NUM_ACTIONS:
+            decode_action(action)
+        return ACTION_STRINGS[action]
+
+    # -- turn ends --------------------------------------------------------------------------
+    def _bank(self, state: State, turn_total: int) -> State:
+        seat = state.player
+        totals = list(state.totals)
+        opened = list(state.opened)
+        if not (self.exact_target and totals[seat] + turn_total > self.target):  # TT-9d
+            totals[seat] += turn_total
+            opened[seat] = True
+        busts = list(state.busts)
+        busts[seat] = 0
+        state = state._replace(totals=tuple(totals), opened=tuple(opened), busts=tuple(busts))
+        return self._end_turn(state, reached=totals[seat] >= self.target)
+
+    def _bust(self, state: State) -> State:
+        seat = state.player
+        busts = list(state.busts)
+        busts[seat] += 1
+        if busts[seat] == self.bust_penalty_after:  # TT-9e
+            busts[seat] = 0
+            totals = list(state.totals)
+            totals[seat] -= self.bust_penalty
+            state = state._replace(totals=tuple(totals))
+        return self._end_turn(state._replace(busts=tuple(busts)), reached=False)
+
+    def _end_turn(self, state: State, reached: bool) -> State:
+        """Pass the dice on, or end the game (TT-8)."""
+        n = self.num_players
+        seat = state.player
+        turns_left = state.turns_left
+        if turns_left is not None:
+            turns_left -= 1
+        elif reached:
+            if self.end == "immediate":
+                return self._finish(state, (seat,))
+            if self.end == "finish_round":
+                turns_left = n - 1 - (seat - self.first_starter) % n
+            else:  # last_turn_each
+                turns_left = n - 1
+        if turns_left == 0:
+            best = max(state.totals)
+            return self._finish(state, tuple(s for s in range(n) if state.totals[s] == best))
+        return state._replace(
+            player=(seat + 1) % n,
+            turn_total=0,
+            roll=(),
+            to_roll=NUM_DICE,
+            pending=False,
+            turns_left=turns_left,
+            turn=state.turn + 1,
+        )
+
+    def _finish(self, state: State, winners: tuple[int, ...]) -> State:
+        return state._replace(turn_total=0, roll=(), to_roll=0, pending=False, turns_left=None, winners=winners)
+
+    # -- observation ------------------------------------------------------------------------
+    def observe(self, state: State, player: int) -> np.ndarray:
+        n = self.num_players
+        low, high = self.total_low, self.total_high
+        totals = state.totals[player:] + state.totals[:player]
+        values = [low if t < low else high if t > high else t for t in totals]
+        values += state.opened[player:] + state.opened[:player]
+        values += state.busts[player:] + state.busts[:player]
+        turn = [0] * n
+        if state.winners is None:
+            turn[(state.player - player) % n] = 1
+            values += turn
+            values.append(min(state.turn_total, high))
+            values.append(len(state.roll) or state.to_roll)
+            values += dice_mod.face_counts(state.roll)
+            values.append(state.pending)
+            if state.turns_left is None:
+                values += (0, 0)
+            else:
+                values += (1, state.turns_left)
+        else:
+            values += turn
+            values += (0,) * 11
+        return np.array(values, dtype=np.float32)
+
+    def render(self, state: State) -> str:
+        lines = [f"Ten thousand ({self.preset}), target {self.target}, turn {state.turn}"]
+        acting = None if state.winners is not None else state.player
+        for seat, total in enumerate(state.totals):
+            marks = []
+            if seat == acting:
+                marks.append("<- to play")
+            if not state.opened[seat]:
+                marks.append("not on the list yet")
+            if state.busts[seat]:
+                marks.append(f"busts in a row: {state.busts[seat]}")
+            if state.winners is not None and seat in state.winners:
+                marks.append("WINNER")
+            lines.append(f"  player_{seat}: {total:6d}  {', '.join(marks)}".rstrip())
+        if acting is not None:
+            line = f"  turn total: {state.turn_total}"
+            if state.roll:
+                line += f"   roll: {dice_mod.to_unicode(state.roll)}  ({to_string(state.roll)})"
+            else:
+                line += f"   {state.to_roll} dice to roll"
+            lines.append(line)
+            if state.pending and self.confirm_combinations:
+                lines.append("  a combination waits for a single 1 or 5 to confirm it")
+            if state.turns_left is not None:
+                lines.append(f"  final turns: {state.turns_left} left")
+        return "\n".join(lines)
