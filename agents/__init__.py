@@ -6,10 +6,12 @@
 from __future__ import annotations
 
 from agents.base import Agent, RandomAgent
+from agents.meyer import BayesianDoubter, BlufferAgent, HonestAgent
 from agents.syvere import SyvereHeuristic
 
 AGENTS: dict[str, dict[str, type[Agent]]] = {
     "syvere": {"random": RandomAgent, "heuristic": SyvereHeuristic},
+    "meyer": {"random": RandomAgent, "honest": HonestAgent, "bluffer": BlufferAgent, "doubter": BayesianDoubter},
 }
 
 

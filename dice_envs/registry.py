@@ -10,6 +10,7 @@ import pettingzoo
 # registry id -> module holding ``env`` and ``raw_env``; one line per game.
 ENVS: dict[str, str] = {
     "dice/syvere-v0": "dice_envs.syvere_v0",
+    "dice/meyer-v0": "dice_envs.meyer_v0",
     "dice/tenthousand-v0": "dice_envs.tenthousand_v0",
 }
 
