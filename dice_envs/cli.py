@@ -33,7 +33,7 @@ def parse_game_options(words: list[str]) -> dict:
     i = 0
     while i < len(words):
         word = words[i]
-        if not word.startswith("--") or i + 1 >= len(words):
+        if not word.startswith("--") or ("=" not in word and i + 1 >= len(words)):
             raise ValueError(f"game options go as --name value pairs; could not read {word!r}")
         name = word[2:].replace("-", "_")
         if "=" in name:

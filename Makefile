@@ -1,0 +1,31 @@
+# The two commands of the README: `make run` (the main job) and `make test` (the test suite).
+# Both create the virtual environment in .venv on first use and reuse it afterwards.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+# torch is pinned here, where the install happens: on these machines `pip install torch==2.13.0`
+# takes a CPU build from a local file, while an unpinned torch (or a range that admits a newer
+# release) downloads a CUDA build of several GB. pyproject.toml holds a compatible range.
+TORCH := torch==2.13.0
+
+.PHONY: run test bench install
+
+$(VENV)/.installed: pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -e ".[train,dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(VENV)/bin/dice-envs match syvere --agents heuristic,random,random,random --games 500
+
+test: $(VENV)/.installed
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/dice-envs bench

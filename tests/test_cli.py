@@ -1,0 +1,84 @@
+"""The dice-envs command: play (scripted input), match and bench."""
+
+import pytest
+
+from dice_envs import cli
+from dice_envs.play import play
+
+
+def scripted(lines):
+    answers = iter(lines)
+
+    def read(prompt):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+def test_play_syvere_explains_bad_input_and_asks_again():
+    out = []
+    returns = play("syvere", {"num_players": 2}, seed=1, read=scripted(["dance", "", "s"] + ["s"] * 200), write=out.append)
+    text = "\n".join(out)
+    assert "'dance' is not an answer here: type r to roll or s to stop" in text
+    assert "Try again" in text
+    assert returns is not None and sorted(returns) == [-1.0, 1.0]
+    assert "You win!" in text or "You lose." in text
+    assert "⚀" in text or "⚁" in text or "⚂" in text or "⚃" in text or "⚄" in text or "⚅" in text
+
+
+def test_play_quits_cleanly_on_q_and_on_end_of_input():
+    out = []
+    assert play("syvere", {}, seed=1, read=scripted(["q"]), write=out.append) is None
+    assert out[-1] == "You left the game."
+    out.clear()
+    assert play("syvere", {}, seed=1, read=scripted([]), write=out.append) is None
+
+
+def test_play_rejects_a_bad_seat():
+    with pytest.raises(ValueError, match="seat must be 0..1"):
+        play("syvere", {}, seat=2)
+
+
+def test_cli_play_reports_bad_options_without_a_traceback(capsys):
+    assert cli.main(["play", "syvere", "--num-players", "12"]) == 2
+    assert "num_players must be 2..8" in capsys.readouterr().err
+    assert cli.main(["play", "syvere", "--colour", "red"]) == 2
+    assert "unknown option 'colour'" in capsys.readouterr().err
+
+
+def test_cli_play_help_lists_the_game_options(capsys):
+    assert cli.main(["play", "syvere", "--help"]) == 0
+    assert "--max-rolls 3" in capsys.readouterr().out
+
+
+def test_cli_match_prints_standings(capsys):
+    assert cli.main(["match", "syvere", "--agents", "heuristic,random,random", "--games", "30", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "syvere (num_players=3), 30 games" in out
+    assert "heuristic" in out and "random#1" in out and "95% CI" in out
+
+
+def test_game_options_parse():
+    assert cli.parse_game_options(["--num-players", "4", "--preset", "dk", "--lille-meyer=false"]) == {
+        "num_players": 4,
+        "preset": "dk",
+        "lille_meyer": False,
+    }
+    with pytest.raises(ValueError, match="--name value"):
+        cli.parse_game_options(["num_players", "4"])
+
+
+def test_bench_prints_a_line_per_env_with_the_ratio_to_tictactoe():
+    pytest.importorskip("pygame")
+    from dice_envs import bench
+
+    lines = []
+    results = bench.run(steps=300, write=lines.append)
+    labels = [label for label, _, _ in results]
+    assert labels[0] == "classic/tictactoe-v3" and "dice/syvere-v0" in labels
+    assert lines[0].split()[-2:] == ["x", "tictactoe"]
+    assert lines[1].split()[-1] == "1.00"
+    assert len(lines) == len(results) + 1

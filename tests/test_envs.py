@@ -1,0 +1,231 @@
+"""One generic test suite applied to every registered env (PettingZoo API, seeding, rendering)."""
+
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+
+import dice_envs
+from dice_envs.env import ILLEGAL_ACTION_REWARD, DiceGameEnv
+from dice_envs.registry import ENVS, env_module
+
+ENV_IDS = sorted(ENVS)
+PLAYERS = range(2, 9)
+
+
+# api_test says these two of every env with {"observation", "action_mask"} observations; it
+# silences them only for PettingZoo's own classic envs, by name.
+DICT_OBSERVATION_NOTICES = {
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+}
+
+
+def play_random(env, seed, max_steps=100_000):
+    """Play one game with random legal actions; return the steps taken."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for agent in env.agent_iter(max_steps):
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("n", PLAYERS)
+def test_api_test_passes_without_warnings(env_id, n):
+    env = pettingzoo.make("aec", env_id, num_players=n)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=300)
+    assert [str(w.message) for w in caught if str(w.message) not in DICT_OBSERVATION_NOTICES] == []
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("n", PLAYERS)
+def test_seed_test(env_id, n):
+    seed_test(lambda: pettingzoo.make("aec", env_id, num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_registered_and_importable(env_id):
+    assert env_id in pettingzoo.aec_registry
+    module = env_module(env_id)
+    assert module.__name__.startswith("dice_envs.") and hasattr(dice_envs, "ENVS")
+    raw = module.raw_env()
+    assert isinstance(raw, DiceGameEnv)
+    wrapped = module.env()
+    assert isinstance(wrapped, wrappers.OrderEnforcingWrapper)
+    assert isinstance(wrapped.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(wrapped.env.env, wrappers.TerminateIllegalWrapper)
+    assert raw.metadata["name"] == module.__name__.rsplit(".", 1)[1]
+    doc = module.__doc__
+    for heading in ("Observation", "Options", "Interpretations", "Version history"):
+        assert heading in doc, f"{module.__name__} docstring lacks {heading}"
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_reset_with_seed_reproduces_a_game_exactly(env_id):
+    a, b = (pettingzoo.make("aec", env_id, num_players=3) for _ in range(2))
+    play_random(a, seed=11)
+    play_random(b, seed=11)
+    assert a.unwrapped.history == b.unwrapped.history
+    c = pettingzoo.make("aec", env_id, num_players=3)
+    play_random(c, seed=12)
+    assert c.unwrapped.history != a.unwrapped.history
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_history_replays_through_the_engine(env_id):
+    env = pettingzoo.make("aec", env_id, num_players=3)
+    play_random(env, seed=5)
+    raw = env.unwrapped
+    game = raw.game
+    state = game.initial_state()
+    for event in raw.history:
+        if event[0] == "chance":
+            state = game.apply_chance(state, event[1])
+        else:
+            _, seat, action, text = event
+            assert game.current_player(state) == seat
+            assert game.action_to_string(state, action) == text
+            assert game.string_to_action(state, text) == action
+            state = game.apply_action(state, action)
+    assert state == raw.state and game.is_terminal(state)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_observation_is_the_engine_observation(env_id):
+    env = env_module(env_id).raw_env(num_players=4)
+    env.reset(seed=3)
+    game = env.game
+    for _ in range(50):
+        if not env.agents or game.is_terminal(env.state):
+            break
+        for agent in env.possible_agents:
+            seat = int(agent.rsplit("_", 1)[1])
+            obs = env.observe(agent)
+            np.testing.assert_array_equal(obs["observation"], game.observe(env.state, seat))
+            assert obs["observation"].dtype == np.float32 and obs["action_mask"].dtype == np.int8
+            mask = np.zeros(game.num_actions, dtype=np.int8)
+            if agent == env.agent_selection:
+                mask[game.legal_actions(env.state)] = 1
+            np.testing.assert_array_equal(obs["action_mask"], mask)
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_rewards_only_at_the_end_and_zero_sum(env_id):
+    env = pettingzoo.make("aec", env_id, num_players=4)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if not (term or trunc):
+            assert reward == 0
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert abs(sum(totals.values())) < 1e-9
+    assert max(totals.values()) > 0 or all(v == 0 for v in totals.values())
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_illegal_action_raw_env_raises_and_env_ends_the_game(env_id):
+    raw = env_module(env_id).raw_env()
+    raw.reset(seed=0)
+    n = raw.game.num_actions
+    with pytest.raises(ValueError, match=f"illegal action {n}"):
+        raw.step(n)  # outside the action space
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    masked = np.flatnonzero(mask == 0)
+    if len(masked) == 0:
+        pytest.skip("every action is legal at the start of this game")
+    illegal = int(masked[0])
+    with pytest.raises(ValueError, match=f"illegal action {illegal}"):
+        raw.step(illegal)
+
+    env = pettingzoo.make("aec", env_id)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo logs the illegal move
+        env.step(illegal)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[offender] == ILLEGAL_ACTION_REWARD
+    assert all(env._cumulative_rewards[a] == 0 for a in env.agents if a != offender)
+
+
+def test_illegal_syvere_action_in_a_wrapped_env_out_of_the_space_is_an_assertion():
+    env = pettingzoo.make("aec", "dice/syvere-v0")
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(2)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_bad_options_raise_value_error_naming_them(env_id):
+    with pytest.raises(ValueError, match="num_players"):
+        pettingzoo.make("aec", env_id, num_players=9)
+    with pytest.raises(ValueError, match="no_such_option"):
+        pettingzoo.make("aec", env_id, no_such_option=1)
+    with pytest.raises(ValueError, match="render_mode"):
+        pettingzoo.make("aec", env_id, render_mode="rgb_array")
+    with pytest.raises(ValueError, match="max_cycles"):
+        pettingzoo.make("aec", env_id, max_cycles=0)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_max_cycles_truncates(env_id):
+    env = pettingzoo.make("aec", env_id, num_players=2, max_cycles=1)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        actions += 1
+    raw = env.unwrapped
+    assert actions <= 2
+    if not raw.game.is_terminal(raw.state):
+        assert actions == 2  # truncated after max_cycles * num_players actions
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_render_ansi_and_human(env_id, capsys):
+    env = pettingzoo.make("aec", env_id, num_players=3, render_mode="ansi")
+    env.reset(seed=4)
+    text = env.render()
+    assert isinstance(text, str) and "player_0" in text
+    obs = env.observe(env.agent_selection)
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "player_" in env.render()
+    human = pettingzoo.make("aec", env_id, num_players=3, render_mode="human")
+    human.reset(seed=4)
+    assert human.render() is None
+    assert "player_0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_infos_carry_the_action_and_the_rolls(env_id):
+    env = pettingzoo.make("aec", env_id, num_players=2)
+    env.reset(seed=9)
+    first = env.infos[env.agent_selection]
+    assert first["action"] is None and first["actor"] is None and len(first["dice"]) >= 1
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    action = int(np.flatnonzero(obs["action_mask"])[0])
+    text = env.unwrapped.game.action_to_string(env.unwrapped.state, action)
+    env.step(action)
+    for info in env.infos.values():
+        assert info["action"] == text and info["actor"] == agent

@@ -1,0 +1,28 @@
+"""The README's Quick start and its Python examples."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def code_blocks(language):
+    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_quick_start_has_the_main_job_then_the_tests():
+    text = README.read_text()
+    section = text.split("## Quick start", 1)[1]
+    first_block = re.search(r"```\w*\n(.*?)```", section, flags=re.S).group(1)
+    commands = [line for line in first_block.splitlines() if line.strip() and not line.startswith("#")]
+    assert commands == ["make run", "make test"]
+    ci = (README.parent / ".ci" / "run").read_text()
+    assert "make test" in ci
+
+
+def test_python_examples_run(capsys):
+    blocks = code_blocks("python")
+    assert len(blocks) >= 2
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {})
+    assert "final totals:" in capsys.readouterr().out
