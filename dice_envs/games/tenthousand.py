@@ -163,11 +163,6 @@ def _sub_counts(counts) -> list[Counts]:
     return list(product(*(range(c + 1) for c in counts)))
 
 
-def _all_counts() -> list[Counts]:
-    """Face counts of every multiset of 0..6 dice."""
-    return [c for c in product(range(NUM_DICE + 1), repeat=6) if sum(c) <= NUM_DICE]
-
-
 def kind_value(face: int, k: int, n_of_a_kind: str) -> int:
     """Value of ``k`` (3..6) dice showing ``face`` (TT-5, TT-9f).
 
@@ -197,17 +192,22 @@ def _scoring(straight: int, three_pairs: int, four_and_pair: bool, n_of_a_kind: 
     combinations_[_counts(dice_mod.FACES)] = straight
     for shape in _pairs_shapes(four_and_pair):
         combinations_[shape] = max(combinations_.get(shape, 0), three_pairs)  # six alike: the better
+    # Extend every scorable multiset by every combination, smallest first: when the multisets of
+    # one size are extended, all the splits that make them have been seen.
+    shapes = [(shape, sum(shape), points) for shape, points in combinations_.items()]
     value: dict[Counts, int] = {(0,) * 6: 0}
-    for counts in sorted(_all_counts(), key=sum)[1:]:
-        best = None
-        for shape, points in combinations_.items():
-            rest = tuple(c - s for c, s in zip(counts, shape))
-            if min(rest) >= 0 and rest in value:
-                total = points + value[rest]
-                if best is None or total > best:
-                    best = total
-        if best is not None:
-            value[counts] = best
+    by_size: list[list[Counts]] = [[(0,) * 6]] + [[] for _ in range(NUM_DICE)]
+    for size in range(NUM_DICE):
+        for counts in by_size[size]:
+            start = value[counts]
+            for shape, k, points in shapes:
+                if size + k <= NUM_DICE:
+                    new = tuple(a + b for a, b in zip(counts, shape))
+                    old = value.get(new)
+                    if old is None:
+                        by_size[size + k].append(new)
+                    if old is None or start + points > old:
+                        value[new] = start + points
     combo = {}
     for counts, points in value.items():
         singles_only = sum(counts) == counts[0] + counts[4]
