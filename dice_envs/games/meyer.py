@@ -394,10 +394,12 @@ class Game(base.Game):
         return state.actor
 
     def _legal_set(self, state: State) -> frozenset:
-        if state.phase == RESPOND:
+        phase = state.phase
+        if phase == RESPOND:
             return self._respond_action_sets[state.claim]
-        if state.phase == CLAIM and state.to_roll == 0:
-            return self._claim_action_sets[(state.claim, self.may_reroll(state))]
+        if phase == CLAIM and not state.to_roll:
+            claim = state.claim
+            return self._claim_action_sets[(claim, self.blind_reroll and claim >= 0 and not state.blind)]
         return frozenset()
 
     def legal_actions(self, state: State) -> list[int]:
@@ -426,6 +428,8 @@ class Game(base.Game):
         )
 
     def action_to_string(self, state: State, action: int) -> str:
+        if action.__class__ is int and 0 <= action < len(ACTION_STRINGS):
+            return ACTION_STRINGS[action]
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < len(ACTION_STRINGS):
             raise ValueError(
                 f"unknown meyer action id {action!r}; ids are 0 (doubt), 1 (believe), 2 (reroll) "
@@ -454,29 +458,17 @@ class Game(base.Game):
         lives[loser] -= lost
         lives = tuple(lives)
         doubt = Doubt(dice, state.claim, state.claim_blind, claimer, doubter, loser, lost)
-        common = dict(
-            lives=lives,
-            blind=False,
-            cup=(),
-            seen_by=-1,
-            claim=-1,
-            claimer=-1,
-            claim_blind=False,
-            claims=(),
-            last_doubt=doubt,
-        )
-        alive = tuple(s for s, life in enumerate(lives) if life > 0)
         winners = None
         if self.end == "first_out" and lives[loser] == 0:  # ME-7
             winners = tuple(s for s in range(self.num_players) if s != loser)
-        elif len(alive) == 1:
-            winners = alive
+        elif lives[loser] == 0 and sum(life > 0 for life in lives) == 1:
+            winners = tuple(s for s, life in enumerate(lives) if life > 0)
         if winners is not None:
-            return state._replace(actor=-1, phase=OVER, to_roll=0, winners=winners, **common)
+            return _new_state(lives, -1, OVER, 0, False, (), -1, -1, -1, False, (), doubt, winners, state.round)
         # ME-4: the doubter starts the next round; if out, the next player still in clockwise.
         starter = doubter if lives[doubter] > 0 else self._next_in(lives, doubter)
-        return state._replace(
-            actor=starter, phase=CLAIM, to_roll=NUM_DICE, round=state.round + 1, **common
+        return _new_state(
+            lives, starter, CLAIM, NUM_DICE, False, (), -1, -1, -1, False, (), doubt, None, state.round + 1
         )
 
     # -- observation ------------------------------------------------------------------------
