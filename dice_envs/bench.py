@@ -33,7 +33,7 @@ def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
             if term or trunc:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = obs["action_mask"].nonzero()[0]
                 action = int(legal[int(uniforms[done_steps % len(uniforms)] * len(legal))])
             env.step(action)
             done_steps += 1

@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"dice-envs: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ndice-envs: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

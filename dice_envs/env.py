@@ -28,10 +28,12 @@ Conventions shared by every env:
   be shared between agents: treat it as read-only.
   ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays.
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
-* ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (an illegal action ends
+* ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (a masked action ends
   the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1, everyone else 0),
-  ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. The raw env raises ``ValueError``
-  for an illegal action instead.
+  ``AssertOutOfBoundsWrapper`` (an action outside the space is an ``AssertionError``) and
+  ``OrderEnforcingWrapper``, as PettingZoo's classic envs do; see :func:`wrap` for the one
+  change, faster attribute forwarding. The raw env raises ``ValueError`` naming an illegal
+  action instead.
 """
 
 from __future__ import annotations
@@ -174,15 +176,12 @@ class DiceGameEnv(AECEnv):
         self._accumulate_rewards()
 
     def observe(self, agent):
-        seat = self._seat[agent]
         game = self.game
         state = self.state
-        if (
-            not game.is_terminal(state)
-            and not self.terminations[agent]
-            and not self.truncations[agent]
-            and not game.is_chance(state)
-            and game.current_player(state) == seat
+        # Between steps the dice are rolled, so the agent selected is the one to act, unless
+        # the game is over (or truncated) and every agent is terminated (or truncated).
+        if agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
         ):
             legal = tuple(game.legal_actions(state))
             mask = self._masks.get(legal)
@@ -192,7 +191,7 @@ class DiceGameEnv(AECEnv):
             mask = mask.copy()  # the caller may write to it; the cached one stays intact
         else:
             mask = np.zeros(game.num_actions, dtype=np.int8)
-        return {"observation": game.observe(state, seat), "action_mask": mask}
+        return {"observation": game.observe(state, self._seat[agent]), "action_mask": mask}
 
     def render(self):
         if self.render_mode is None:
@@ -226,13 +225,16 @@ class DiceGameEnv(AECEnv):
         """Roll dice with the env's generator until someone must act or the game ends."""
         game = self.game
         rolls = []
+        self._hidden_roll = False
         state = self.state
-        while not game.is_terminal(state) and game.is_chance(state):
+        while k := game.num_dice_to_roll(state):
             seen_by = game.chance_seen_by(state)
-            roll = self._dice.roll(game.num_dice_to_roll(state))
+            roll = self._dice.roll(k)
             before, state = state, game.apply_chance(state, roll)
             self.history.append(("chance", roll, seen_by))
             rolls.append((roll, seen_by))
+            if seen_by is not None:
+                self._hidden_roll = True
             if not self._logging:
                 continue
             who = f"player_{game.current_player(before)}"
@@ -255,7 +257,7 @@ class DiceGameEnv(AECEnv):
         game = self.game
         state = self.state
         agents = self.agents
-        if all(seen_by is None for _, seen_by in rolls):
+        if not self._hidden_roll:
             shared = {"action": text, "actor": actor, "dice": [roll for roll, _ in rolls]}
             self.infos = dict.fromkeys(agents, shared)
         else:

@@ -72,6 +72,9 @@ class State(NamedTuple):
     last_turn: tuple[int, int] | None = None
 
 
+_make = State._make
+
+
 @lru_cache(maxsize=None)
 def set_aside_sevens(dice) -> tuple[int, ...]:
     """SY-3: remove every disjoint pair summing to 7 and return the remaining dice, sorted.
@@ -130,7 +133,10 @@ class Game(base.Game):
             (1, 0, 1),  # the acting player started this round
             (1, 0, n - 1),  # players still to play in this round after the acting one
         )
-        self._size = len(self.observation_low)
+        # Precomputed pieces of observe(): seats listed from each observer, one-hot rows.
+        self._rotations = [[(p + i) % n for i in range(n)] for p in range(n)]
+        self._one_hot = [[1 if i == j else 0 for i in range(n)] for j in range(n)]
+        self._zeros_after_totals = [0] * (len(self.observation_low) - 2 * n)
 
     # -- state ------------------------------------------------------------------------------
     def initial_state(self) -> State:
@@ -172,7 +178,9 @@ class Game(base.Game):
         limit = self.max_rolls if state.turn == 0 else state.starter_rolls
         if not remaining or rolls >= limit:
             return self._end_turn(state, rolls, remaining)  # SY-4: the turn ends by itself
-        return state._replace(rolls=rolls, remaining=remaining, to_roll=0)
+        # The two hot transitions build the tuple directly: NamedTuple._replace costs
+        # several times more, and these run on every roll and every decision.
+        return _make((*state[:5], rolls, remaining, 0, *state[8:]))
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
@@ -187,7 +195,7 @@ class Game(base.Game):
         if state.winners is not None or state.to_roll or action not in (ROLL, STOP):
             self._check_action(state, action)  # raises, naming the action
         if action == ROLL:
-            return state._replace(to_roll=len(state.remaining))
+            return _make((*state[:7], len(state.remaining), *state[8:]))
         return self._end_turn(state, state.rolls, state.remaining)
 
     def action_to_string(self, state: State, action: int) -> str:
@@ -260,24 +268,25 @@ class Game(base.Game):
 
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
-        n = self.num_players
-        seats = [(player + i) % n for i in range(n)]
+        seats = self._rotations[player]
         totals = state.totals
+        limit = self.elimination
         obs = [totals[s] for s in seats]
-        obs += [totals[s] < self.elimination for s in seats]
-        acting = [0] * n
+        obs += [1 if totals[s] < limit else 0 for s in seats]
         if state.winners is not None:
-            return np.array(obs + acting + [0] * 12, dtype=np.float32)
-        acting[(state.round_order[state.turn] - player) % n] = 1
-        obs += acting
-        obs += (state.rolls, self.roll_limit(state))
+            obs += self._zeros_after_totals
+            return np.array(obs, dtype=np.float32)
+        acting = self._one_hot[(state.round_order[state.turn] - player) % self.num_players]
         if state.rolls:
-            obs.append(len(state.remaining))
-            obs += dice_mod.face_counts(state.remaining)
-            obs.append(sum(state.remaining))
+            remaining = state.remaining
+            obs += acting
+            obs += (state.rolls, self.roll_limit(state), len(remaining))
+            obs += dice_mod.face_counts(remaining)
+            obs.append(sum(remaining))
         else:
-            obs += (NUM_DICE, 0, 0, 0, 0, 0, 0, 0)
-        obs += (state.turn == 0, len(state.round_order) - 1 - state.turn)
+            obs += acting
+            obs += (0, self.roll_limit(state), NUM_DICE, 0, 0, 0, 0, 0, 0, 0)
+        obs += (1 if state.turn == 0 else 0, len(state.round_order) - 1 - state.turn)
         return np.array(obs, dtype=np.float32)
 
     def render(self, state: State) -> str:
