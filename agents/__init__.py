@@ -8,9 +8,11 @@ from __future__ import annotations
 from agents.base import Agent, RandomAgent
 from agents.meyer import BayesianDoubter, BlufferAgent, HonestAgent
 from agents.syvere import SyvereHeuristic
+from agents.tenthousand import GreedyAgent, ThresholdAgent
 
 AGENTS: dict[str, dict[str, type[Agent]]] = {
     "syvere": {"random": RandomAgent, "heuristic": SyvereHeuristic},
+    "tenthousand": {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": ThresholdAgent},
     "meyer": {"random": RandomAgent, "honest": HonestAgent, "bluffer": BlufferAgent, "doubter": BayesianDoubter},
 }
 
