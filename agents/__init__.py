@@ -16,6 +16,9 @@ AGENTS: dict[str, dict[str, type[Agent]]] = {
     "meyer": {"random": RandomAgent, "honest": HonestAgent, "bluffer": BlufferAgent, "doubter": BayesianDoubter},
 }
 
+# The strongest built-in agent of each game: the opponent for `dice-envs play`.
+BEST: dict[str, str] = {"syvere": "heuristic", "tenthousand": "heuristic", "meyer": "doubter"}
+
 
 def make_agent(game, agent_name: str, seed: int | None = None, **params) -> Agent:
     """Build the agent called ``agent_name`` for ``game`` (a rules engine)."""
@@ -27,4 +30,4 @@ def make_agent(game, agent_name: str, seed: int | None = None, **params) -> Agen
     return table[agent_name](game, seed=seed, **params)
 
 
-__all__ = ["AGENTS", "Agent", "RandomAgent", "make_agent"]
+__all__ = ["AGENTS", "BEST", "Agent", "RandomAgent", "make_agent"]

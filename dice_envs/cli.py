@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     p_play.add_argument("-h", "--help", action="store_true", help="show this help and the game's options")
     p_play.add_argument("game", choices=GAMES)
     p_play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p_play.add_argument("--opponents", default="heuristic", help="built-in agent for the other seats")
+    p_play.add_argument(
+        "--opponents", default=None, help="built-in agent for the other seats (default: the game's strongest)"
+    )
     p_play.add_argument("--seed", type=int, default=None, help="seed for the dice and the opponents")
 
     p_match = sub.add_parser("match", help="play built-in agents against each other; print standings", add_help=False)

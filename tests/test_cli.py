@@ -82,3 +82,11 @@ def test_bench_prints_a_line_per_env_with_the_ratio_to_tictactoe():
     assert lines[0].split()[-2:] == ["x", "tictactoe"]
     assert lines[1].split()[-1] == "1.00"
     assert len(lines) == len(results) + 1
+
+
+@pytest.mark.parametrize("game", ["syvere", "tenthousand", "meyer"])
+def test_play_every_game_against_its_default_opponents_until_the_person_quits(game):
+    out = []
+    assert play(game, {"num_players": 3}, seed=0, read=scripted(["?!", "q"]), write=out.append) is None
+    text = "\n".join(out)
+    assert "you are player_0" in text and "Try again" in text and out[-1] == "You left the game."

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from agents import make_agent
+from agents import BEST, make_agent
 from dice_envs.registry import env_module
 
 QUIT = ("q", "quit", "exit")
@@ -69,7 +69,7 @@ def play(
     game_name: str,
     options: dict | None = None,
     seat: int = 0,
-    opponents: str = "heuristic",
+    opponents: str | None = None,
     seed: int | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
@@ -80,7 +80,8 @@ def play(
         game_name: ``syvere``, ``tenthousand`` or ``meyer`` (or a registry id).
         options: the game's options (``num_players`` among them).
         seat: the person's seat.
-        opponents: the built-in agent that plays every other seat.
+        opponents: the built-in agent that plays every other seat; by default the game's
+            strongest (``agents.BEST``).
         seed: seeds the dice and the opponents.
         read, write: input and output (tests pass their own).
     """
@@ -89,6 +90,7 @@ def play(
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat}")
     hooks = _hooks(game.name)
+    opponents = opponents or BEST.get(game.name, "random")
     bots = {
         s: make_agent(game, opponents, seed=None if seed is None else seed + s)
         for s in range(game.num_players)
