@@ -173,7 +173,8 @@ class DiceGameEnv(AECEnv):
         rolls = self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
         self._after_transition(agent, text, rolls)
-        self._accumulate_rewards()
+        if self.terminations[agent]:  # rewards are zero before the end (C-3)
+            self._accumulate_rewards()
 
     def observe(self, agent):
         game = self.game
