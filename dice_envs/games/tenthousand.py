@@ -74,6 +74,7 @@ BANK = 1
 MODES = ("roll", "bank")  # TT-11: ``keep <faces> roll`` / ``keep <faces> bank``
 ENDS = ("finish_round", "last_turn_each", "immediate")
 N_OF_A_KIND = ("linear", "doubling")
+LEGAL_CACHE_SIZE = 50_000  # entries kept per game before the caches of legal actions start over
 
 #: TT-5: single dice that score, the same in every preset.
 SINGLES = {1: 100, 5: 50}
@@ -347,6 +348,8 @@ class Game(base.Game):
         self._value, self._combo, self._rolls = _scoring(
             self.straight, self.three_pairs, self.four_and_pair_is_three_pairs, self.n_of_a_kind
         )
+        self._legal: dict[tuple, list[int]] = {}  # legal actions by what they depend on
+        self._tables: dict[tuple, list] = {}  # observation prefix by (totals, opened, busts, seat)
 
         n = self.num_players
         self.total_low, self.total_high = -self.target, 2 * self.target
@@ -429,6 +432,9 @@ class Game(base.Game):
     def num_dice_to_roll(self, state: State) -> int:
         return state.to_roll
 
+    def is_chance(self, state: State) -> bool:
+        return state.to_roll > 0
+
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
@@ -440,7 +446,8 @@ class Game(base.Game):
             cached = self._rolls.get(roll) or self._cache_roll(roll)
         if not cached[0]:  # TT-2: a bust
             return self._bust(state._replace(roll=roll, to_roll=0))
-        return state._replace(roll=roll, to_roll=0)
+        t = state  # built field by field: _replace costs more than the rest of a step
+        return State(t.totals, t.opened, t.busts, t.player, t.turn_total, roll, 0, t.pending, t.turns_left, None, t.turn)
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
@@ -489,12 +496,20 @@ class Game(base.Game):
     def legal_actions(self, state: State) -> list[int]:
         if state.winners is not None or state.to_roll:
             return []
-        actions = []
-        for index, value, left, combo in self._roll_entries(state.roll):
-            actions.append(2 * index)
-            if self._bank_block(state, value, left, combo) is None:
-                actions.append(2 * index + 1)
-        return actions
+        seat = state.player
+        # Everything the legal actions depend on (TT-4, TT-7, TT-9b; TT-9c is per selection).
+        key = (state.roll, state.turn_total, state.opened[seat], state.totals[seat] if self.over_threshold else 0)
+        actions = self._legal.get(key)
+        if actions is None:
+            actions = []
+            for index, value, left, combo in self._roll_entries(state.roll):
+                actions.append(2 * index)
+                if self._bank_block(state, value, left, combo) is None:
+                    actions.append(2 * index + 1)
+            if len(self._legal) >= LEGAL_CACHE_SIZE:
+                self._legal.clear()
+            self._legal[key] = actions
+        return list(actions)
 
     def apply_action(self, state: State, action: int) -> State:
         if state.winners is not None or state.to_roll:
@@ -510,7 +525,8 @@ class Game(base.Game):
             raise self._illegal(state, action)
         turn_total = state.turn_total + value
         if not bank:  # TT-3 / TT-4: roll the dice not set aside, all six after hot dice
-            return state._replace(turn_total=turn_total, roll=(), to_roll=left or NUM_DICE, pending=combo)
+            t = state
+            return State(t.totals, t.opened, t.busts, t.player, turn_total, (), left or NUM_DICE, combo, t.turns_left, None, t.turn)
         return self._bank(state, turn_total)
 
     def action_to_string(self, state: State, action: int) -> str:
@@ -578,27 +594,30 @@ class Game(base.Game):
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
         n = self.num_players
-        low, high = self.total_low, self.total_high
-        totals = state.totals[player:] + state.totals[:player]
-        values = [low if t < low else high if t > high else t for t in totals]
-        values += state.opened[player:] + state.opened[:player]
-        values += state.busts[player:] + state.busts[:player]
-        turn = [0] * n
+        key = (state.totals, state.opened, state.busts, player)
+        table = self._tables.get(key)
+        if table is None:  # totals, på listen, busts: they change only when a turn ends
+            low, high = self.total_low, self.total_high
+            totals = state.totals[player:] + state.totals[:player]
+            table = [low if t < low else high if t > high else t for t in totals]
+            table += state.opened[player:] + state.opened[:player]
+            table += state.busts[player:] + state.busts[:player]
+            if len(self._tables) >= LEGAL_CACHE_SIZE:
+                self._tables.clear()
+            self._tables[key] = table
+        turn = [0] * (n + 11)
         if state.winners is None:
             turn[(state.player - player) % n] = 1
-            values += turn
-            values.append(min(state.turn_total, high))
-            values.append(len(state.roll) or state.to_roll)
-            values += dice_mod.face_counts(state.roll)
-            values.append(state.pending)
-            if state.turns_left is None:
-                values += (0, 0)
-            else:
-                values += (1, state.turns_left)
-        else:
-            values += turn
-            values += (0,) * 11
-        return np.array(values, dtype=np.float32)
+            turn[n] = min(state.turn_total, self.total_high)
+            roll = state.roll
+            turn[n + 1] = len(roll) or state.to_roll
+            for face in roll:
+                turn[n + 1 + face] += 1
+            turn[n + 8] = state.pending
+            if state.turns_left is not None:
+                turn[n + 9] = 1
+                turn[n + 10] = state.turns_left
+        return np.array(table + turn, dtype=np.float32)
 
     def render(self, state: State) -> str:
         lines = [f"Ten thousand ({self.preset}), target {self.target}, turn {state.turn}"]
