@@ -76,8 +76,10 @@ class ThresholdAgent(_TenThousandAgent):
             The defaults follow the seed: stop at 300 with two or three dice left, go on with
             five or six unless the turn is already large.
         keep_bonus: what 1, 2, ..., 6 dice left to roll are worth, in points, when choosing what
-            to set aside. The defaults won 60% of 600 two-player ``dk`` games against the greedy
-            agent in a small sweep, against 49% with no bonus at all.
+            to set aside. In a small sweep (600 two-player ``dk`` games against the greedy agent
+            per setting) these defaults won 60%, no bonus at all 49%. Over 2000 ``dk`` games the
+            defaults win 57% (95% CI 55-59%) against greedy and 98% against random; in ``no``
+            83% and in ``farkle`` 76% against greedy (1000 games each, ``dice-envs match``).
     """
 
     name = "heuristic"
