@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from dice_envs import dice as dice_mod
@@ -687,6 +688,9 @@ def test_engine_contract_chance_and_terminal_states_have_no_actions():
 def test_engine_contract_apply_chance_takes_any_order():
     game = Game()
     assert game.apply_chance(game.initial_state(), [6, 1, 2, 2, 5, 2]) == decision(game, faces("122256"))
+    numpy_dice = tuple(np.array([1, 2, 2, 2, 5, 6]))  # a sorted tuple seen before, of numpy ints
+    state = game.apply_chance(game.initial_state(), numpy_dice)
+    assert state.roll == faces("122256") and all(type(d) is int for d in state.roll)
 
 
 @pytest.mark.parametrize("bad", [-1, 308, 1.5, "0", None, True])

@@ -398,8 +398,9 @@ class Game(base.Game):
             cached = self._cache_roll(roll)
         return cached[0]
 
-    def _cache_roll(self, roll: tuple[int, ...]) -> tuple[tuple, dict]:
-        """Enumerate a sorted roll's legal selections once: the entries and a by-action-id index."""
+    def _cache_roll(self, roll: tuple[int, ...]) -> tuple[tuple, dict, tuple[int, ...]]:
+        """Enumerate a sorted roll's legal selections once: the entries, a by-action-id index and
+        the roll itself (as plain ints)."""
         entries = []
         for sub in _sub_counts(_counts(roll))[1:]:
             if sub in self._value:
@@ -409,7 +410,7 @@ class Game(base.Game):
         by_action = {}
         for entry in entries:
             by_action[2 * entry[0]] = by_action[2 * entry[0] + 1] = entry
-        cached = self._rolls[roll] = (entries, by_action)
+        cached = self._rolls[roll] = (entries, by_action, roll)
         return cached
 
     # -- state ------------------------------------------------------------------------------
@@ -440,7 +441,7 @@ class Game(base.Game):
             raise ValueError("apply_chance: no dice are to be rolled in this state")
         cached = self._rolls.get(dice) if type(dice) is tuple else None
         if cached is not None and len(dice) == state.to_roll:  # a sorted roll seen before
-            roll = dice
+            roll = cached[2]
         else:
             roll = dice_mod.normalize(dice, state.to_roll)
             cached = self._rolls.get(roll) or self._cache_roll(roll)
