@@ -67,6 +67,21 @@ def check_options(game_class: type[Game], options: dict) -> dict:
     return options
 
 
+class ActionSpace(spaces.Discrete):
+    """``gymnasium.spaces.Discrete`` with a fast ``contains`` for plain Python ints.
+
+    ``AssertOutOfBoundsWrapper`` checks every action with ``contains``; gymnasium's version
+    builds numpy dtype information on each call. For a plain ``int`` the answer is simply whether
+    it lies in ``[start, start + n)``, which is what this returns; anything else is checked by
+    gymnasium as before.
+    """
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return int(self.start) <= x < int(self.start) + int(self.n)
+        return super().contains(x)
+
+
 def env_metadata(name: str) -> dict[str, Any]:
     """The ``metadata`` dict of an env module named ``name`` (e.g. ``"syvere_v0"``)."""
     return {
@@ -120,7 +135,7 @@ class DiceGameEnv(AECEnv):
         )
         # One space object per agent, the same on every call (api_test checks identity).
         self.observation_spaces = {agent: space for agent in self.possible_agents}
-        action_space = spaces.Discrete(self.game.num_actions)
+        action_space = ActionSpace(self.game.num_actions)
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
