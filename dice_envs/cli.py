@@ -47,10 +47,14 @@ def parse_game_options(words: list[str]) -> dict:
 
 
 def _options_help(game: str) -> str:
+    """The game's options with their defaults, as command-line flags."""
     game_class = env_module(game).raw_env.game_class
     params = inspect.signature(game_class.__init__).parameters.values()
-    pairs = [f"--{p.name.replace('_', '-')} {p.default!r}" for p in params if p.name != "self" and p.default is not p.empty]
-    return f"game options of {game} (defaults): " + ", ".join(pairs)
+    defaults = {p.name: p.default for p in params if p.name != "self" and p.default is not p.empty}
+    # Engines that take **options (a preset's table) list them on the instance.
+    defaults.update(getattr(game_class(), "options", {}))
+    flags = ", ".join(f"--{name.replace('_', '-')} {value!r}" for name, value in defaults.items())
+    return f"game options of {game} (defaults): {flags}"
 
 
 def main(argv: list[str] | None = None) -> int:

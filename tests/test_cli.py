@@ -52,6 +52,9 @@ def test_cli_play_reports_bad_options_without_a_traceback(capsys):
 def test_cli_play_help_lists_the_game_options(capsys):
     assert cli.main(["play", "syvere", "--help"]) == 0
     assert "--max-rolls 3" in capsys.readouterr().out
+    assert cli.main(["play", "tenthousand", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--preset 'dk'" in out and "--target 10000" in out and "--confirm-combinations False" in out
 
 
 def test_cli_match_prints_standings(capsys):
