@@ -21,8 +21,12 @@ $(VENV)/.installed: pyproject.toml Makefile
 
 install: $(VENV)/.installed
 
+# Until training and tournaments land, the main job is a seeded match of the built-in agents of
+# each game, with standings and 95% confidence intervals.
 run: $(VENV)/.installed
 	$(VENV)/bin/dice-envs match syvere --agents heuristic,random,random,random --games 500
+	$(VENV)/bin/dice-envs match tenthousand --agents heuristic,greedy --games 500 --preset dk
+	$(VENV)/bin/dice-envs match meyer --agents doubter,honest,bluffer --games 500
 
 test: $(VENV)/.installed
 	$(PY) -m pytest
