@@ -43,13 +43,17 @@ class Game(abc.ABC):
     def initial_state(self) -> Any:
         """A new game. States are immutable values (hashable, comparable)."""
 
-    @abc.abstractmethod
+    # The three games keep the winners in the state: ``state.winners`` is ``None`` until the game
+    # is over, then the tuple of winning seats. An engine without that field overrides these two.
     def is_terminal(self, state) -> bool:
         """Whether the game is over."""
+        return state.winners is not None
 
-    @abc.abstractmethod
     def returns(self, state) -> tuple[float, ...]:
         """Per-seat returns: C-3 at a terminal state, zeros before it."""
+        if state.winners is None:
+            return (0.0,) * self.num_players
+        return zero_sum_returns(self.num_players, state.winners)
 
     @abc.abstractmethod
     def scores(self, state) -> tuple[int, ...]:

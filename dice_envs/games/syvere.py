@@ -144,14 +144,6 @@ class Game(base.Game):
         order = tuple((self.first_starter + i) % self.num_players for i in range(self.num_players))
         return State(zeros, zeros, order, 0, 0, 0, (), NUM_DICE, None, 1)
 
-    def is_terminal(self, state: State) -> bool:
-        return state.winners is not None
-
-    def returns(self, state: State) -> tuple[float, ...]:
-        if state.winners is None:
-            return (0.0,) * self.num_players
-        return base.zero_sum_returns(self.num_players, state.winners)
-
     def scores(self, state: State) -> tuple[int, ...]:
         return state.totals
 

@@ -418,14 +418,6 @@ class Game(base.Game):
         n = self.num_players
         return State((0,) * n, (False,) * n, (0,) * n, self.first_starter, 0, (), NUM_DICE, False, None, None, 1)
 
-    def is_terminal(self, state: State) -> bool:
-        return state.winners is not None
-
-    def returns(self, state: State) -> tuple[float, ...]:
-        if state.winners is None:
-            return (0.0,) * self.num_players
-        return base.zero_sum_returns(self.num_players, state.winners)
-
     def scores(self, state: State) -> tuple[int, ...]:
         return state.totals
 
