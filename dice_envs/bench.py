@@ -2,8 +2,9 @@
 
 Every env is made through ``pettingzoo.make`` (so with its standard wrappers) and played by the
 same loop: ``last()``, a uniformly random legal action from the mask, ``step()``. PettingZoo's
-``tictactoe_v3`` and ``connect_four_v3`` run in the same process, and each line reports its ratio
-to tictactoe, so that the figures compare across machines. A benchmark, not a test.
+``tictactoe_v3`` and ``connect_four_v3`` run in the same process, interleaved with ours, and each
+line reports its ratio to tictactoe, so that the figures compare across machines and loads. A
+benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ PEERS = ("classic/tictactoe-v3", "classic/connect_four-v3")
 def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
     """Play random legal moves for at least ``steps`` steps; return (steps/s, games finished)."""
     rng = np.random.default_rng(seed)
-    uniforms = rng.random(steps + 1000)
+    uniforms = rng.random(4096)
     done_steps = games = 0
     env.reset(seed=seed)
     start = time.perf_counter()
@@ -34,7 +35,7 @@ def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
                 action = None
             else:
                 legal = obs["action_mask"].nonzero()[0]
-                action = int(legal[int(uniforms[done_steps % len(uniforms)] * len(legal))])
+                action = int(legal[int(uniforms[done_steps % 4096] * len(legal))])
             env.step(action)
             done_steps += 1
         games += 1
@@ -42,21 +43,35 @@ def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
     return done_steps / (time.perf_counter() - start), games
 
 
-def run(steps: int = 50_000, configs=None, write=print) -> list[tuple[str, float, int]]:
-    """Benchmark every env (or the given ``[(label, env_id, kwargs)]``) and the peers; print a table."""
+def run(steps: int = 50_000, rounds: int = 5, configs=None, write=print) -> list[tuple[str, float, float]]:
+    """Benchmark every env (or the given ``[(label, env_id, kwargs)]``) beside the peers.
+
+    The envs take turns: ``rounds`` rounds, each playing ``steps / rounds`` steps of every env
+    in the same order, so that a change in the machine's load hits them all alike. Each line
+    reports the median steps/s over the rounds and the median of the per-round ratios to
+    tictactoe_v3.
+
+    Returns:
+        ``[(label, median steps/s, median ratio to tictactoe), ...]``, tictactoe first.
+    """
     if configs is None:
         configs = [(env_id, env_id, {}) for env_id in ENVS]
         configs += [("dice/syvere-v0 (8 players)", "dice/syvere-v0", {"num_players": 8})]
     configs = [(peer, peer, {}) for peer in PEERS] + list(configs)
-    results = []
+    per_round = max(1, steps // rounds)
+    rates: dict[str, list[float]] = {label: [] for label, _, _ in configs}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pettingzoo's notices must not end up in the table
-        for label, env_id, kwargs in configs:
-            env = pettingzoo.make("aec", env_id, **kwargs)
-            rate, games = steps_per_second(env, steps)
-            results.append((label, rate, games))
-    base = results[0][1]
-    write(f"{'env':<34} {'steps/s':>10} {'games':>7} {'x tictactoe':>12}")
-    for label, rate, games in results:
-        write(f"{label:<34} {rate:>10,.0f} {games:>7} {rate / base:>12.2f}")
+        envs = {label: pettingzoo.make("aec", env_id, **kwargs) for label, env_id, kwargs in configs}
+        for r in range(rounds):
+            for label, _, _ in configs:
+                rates[label].append(steps_per_second(envs[label], per_round, seed=r)[0])
+    base = rates[configs[0][0]]
+    results = []
+    write(f"{'env':<34} {'steps/s':>10} {'x tictactoe':>12}   (median of {rounds} interleaved rounds)")
+    for label, _, _ in configs:
+        rate = float(np.median(rates[label]))
+        ratio = float(np.median([a / b for a, b in zip(rates[label], base)]))
+        results.append((label, rate, ratio))
+        write(f"{label:<34} {rate:>10,.0f} {ratio:>12.2f}")
     return results

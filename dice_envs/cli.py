@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
     p_bench.add_argument("--steps", type=int, default=50_000, help="steps per env (default 50000)")
+    p_bench.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
 
     args, rest = parser.parse_known_args(argv)
     try:
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"unrecognized arguments: {' '.join(rest)}")
             from dice_envs import bench
 
-            bench.run(steps=args.steps)
+            bench.run(steps=args.steps, rounds=args.rounds)
             return 0
         if args.help:
             (p_play if args.command == "play" else p_match).print_help()

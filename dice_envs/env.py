@@ -39,6 +39,7 @@ Conventions shared by every env:
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -303,6 +304,7 @@ class DiceGameEnv(AECEnv):
             return
         self.agent_selection = self.possible_agents[game.current_player(state)]
 
+
 # -- wrappers ----------------------------------------------------------------------------------
 # PettingZoo's wrappers forward every attribute they lack through ``__getattr__``, which runs only
 # after a failed normal look-up; the AEC loop reads ``agent_selection``, ``terminations`` and
@@ -313,14 +315,18 @@ _BOOKKEEPING = ("agent_selection", "agents", "rewards", "terminations", "truncat
 
 
 def _forward(name: str, guarded: bool) -> property:
+    def set_(self, value):
+        setattr(self._raw, name, value)
+
+    if not guarded:
+        # attrgetter runs in C: no Python frame for the hottest reads of the loop.
+        return property(operator.attrgetter(f"_raw.{name}"), set_)
+
     def get(self):
-        if guarded and not self._has_reset:
+        if not self._has_reset:
             # OrderEnforcingWrapper's rule; its __getattr__ raises the documented error.
             return self.__getattr__(name)
         return getattr(self._raw, name)
-
-    def set_(self, value):
-        setattr(self._raw, name, value)
 
     return property(get, set_)
 
