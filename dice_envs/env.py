@@ -141,6 +141,8 @@ class DiceGameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        # Games whose every roll is public do not override chance_seen_by: skip the call.
+        self._public_chance = type(self.game).chance_seen_by is Game.chance_seen_by
         self.state = None
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
@@ -244,8 +246,9 @@ class DiceGameEnv(AECEnv):
         rolls = []
         self._hidden_roll = False
         state = self.state
+        public = self._public_chance
         while k := game.num_dice_to_roll(state):
-            seen_by = game.chance_seen_by(state)
+            seen_by = None if public else game.chance_seen_by(state)
             roll = self._dice.roll(k)
             before, state = state, game.apply_chance(state, roll)
             self.history.append(("chance", roll, seen_by))
@@ -331,8 +334,14 @@ def _forward(name: str, guarded: bool) -> property:
     return property(get, set_)
 
 
+def _action_space(self, agent):
+    # No wrapper changes the spaces: ask the raw env directly instead of through each layer.
+    return self._raw.action_space(agent)
+
+
 def _fast(wrapper_class: type, guarded: frozenset = frozenset()) -> type:
     namespace = {name: _forward(name, name in guarded) for name in _BOOKKEEPING}
+    namespace["action_space"] = _action_space
     namespace["__doc__"] = f"``{wrapper_class.__name__}`` with direct access to the AEC bookkeeping."
     return type(wrapper_class.__name__, (wrapper_class,), namespace)
 

@@ -137,6 +137,7 @@ class Game(base.Game):
         self._rotations = [[(p + i) % n for i in range(n)] for p in range(n)]
         self._one_hot = [[1 if i == j else 0 for i in range(n)] for j in range(n)]
         self._zeros_after_totals = [0] * (len(self.observation_low) - 2 * n)
+        self._heads: dict[tuple, list[int]] = {}
 
     # -- state ------------------------------------------------------------------------------
     def initial_state(self) -> State:
@@ -260,11 +261,17 @@ class Game(base.Game):
 
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
-        seats = self._rotations[player]
-        totals = state.totals
-        limit = self.elimination
-        obs = [totals[s] for s in seats]
-        obs += [1 if totals[s] < limit else 0 for s in seats]
+        # The totals part changes once a turn: it is kept per (totals, observer).
+        key = (state.totals, player)
+        head = self._heads.get(key)
+        if head is None:
+            if len(self._heads) > 50_000:
+                self._heads.clear()
+            seats = self._rotations[player]
+            totals = state.totals
+            head = [totals[s] for s in seats] + [1 if totals[s] < self.elimination else 0 for s in seats]
+            self._heads[key] = head
+        obs = head.copy()
         if state.winners is not None:
             obs += self._zeros_after_totals
             return np.array(obs, dtype=np.float32)
