@@ -317,21 +317,14 @@ class DiceGameEnv(AECEnv):
 _BOOKKEEPING = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
 
-def _forward(name: str, guarded: bool) -> property:
+def _forward(name: str) -> property:
     def set_(self, value):
         setattr(self._raw, name, value)
 
-    if not guarded:
-        # attrgetter runs in C: no Python frame for the hottest reads of the loop.
-        return property(operator.attrgetter(f"_raw.{name}"), set_)
-
-    def get(self):
-        if not self._has_reset:
-            # OrderEnforcingWrapper's rule; its __getattr__ raises the documented error.
-            return self.__getattr__(name)
-        return getattr(self._raw, name)
-
-    return property(get, set_)
+    # attrgetter runs in C: no Python frame for the hottest reads of the loop. ``_view`` is the
+    # raw env, except in an OrderEnforcingWrapper before reset, where it is an empty object: the
+    # read fails and the wrapper's own __getattr__ raises its "cannot be accessed before reset".
+    return property(operator.attrgetter(f"_view.{name}"), set_)
 
 
 def _action_space(self, agent):
@@ -339,8 +332,8 @@ def _action_space(self, agent):
     return self._raw.action_space(agent)
 
 
-def _fast(wrapper_class: type, guarded: frozenset = frozenset()) -> type:
-    namespace = {name: _forward(name, name in guarded) for name in _BOOKKEEPING}
+def _fast(wrapper_class: type) -> type:
+    namespace = {name: _forward(name) for name in _BOOKKEEPING}
     namespace["action_space"] = _action_space
     namespace["__doc__"] = f"``{wrapper_class.__name__}`` with direct access to the AEC bookkeeping."
     return type(wrapper_class.__name__, (wrapper_class,), namespace)
@@ -348,20 +341,29 @@ def _fast(wrapper_class: type, guarded: frozenset = frozenset()) -> type:
 
 TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper)
 AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper)
-OrderEnforcingWrapper = _fast(
-    wrappers.OrderEnforcingWrapper,
-    guarded=frozenset(("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")),
-)
+_FastOrderEnforcing = _fast(wrappers.OrderEnforcingWrapper)
+
+
+class OrderEnforcingWrapper(_FastOrderEnforcing):
+    """``OrderEnforcingWrapper`` with direct access to the AEC bookkeeping once reset."""
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed, options=options)
+        self._view = self._raw
 
 
 def wrap(raw: DiceGameEnv):
     """PettingZoo's standard wrappers, as the classic envs apply them (see the note above)."""
-    for cls in (TerminateIllegalWrapper, AssertOutOfBoundsWrapper, OrderEnforcingWrapper):
-        env = cls.__new__(cls)
-        env._raw = raw
-        if cls is TerminateIllegalWrapper:
-            cls.__init__(env, raw, illegal_reward=ILLEGAL_ACTION_REWARD)
-        else:
-            cls.__init__(env, inner)
-        inner = env
-    return inner
+    env = TerminateIllegalWrapper.__new__(TerminateIllegalWrapper)
+    env._raw = env._view = raw
+    TerminateIllegalWrapper.__init__(env, raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+    inner = env
+    env = AssertOutOfBoundsWrapper.__new__(AssertOutOfBoundsWrapper)
+    env._raw = env._view = raw
+    AssertOutOfBoundsWrapper.__init__(env, inner)
+    inner = env
+    env = OrderEnforcingWrapper.__new__(OrderEnforcingWrapper)
+    env._raw = raw
+    env._view = object()  # nothing to read before reset (see _forward)
+    OrderEnforcingWrapper.__init__(env, inner)
+    return env

@@ -229,3 +229,16 @@ def test_infos_carry_the_action_and_the_rolls(env_id):
     env.step(action)
     for info in env.infos.values():
         assert info["action"] == text and info["actor"] == agent
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_wrapped_env_refuses_bookkeeping_before_reset_like_pettingzoo(env_id):
+    env = pettingzoo.make("aec", env_id)
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(env, name)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert env.agents is raw.agents and env.infos is raw.infos
+    assert env.env.terminations is raw.terminations and env.env.env.rewards is raw.rewards
+    assert env.action_space(env.agent_selection) is raw.action_space(env.agent_selection)
