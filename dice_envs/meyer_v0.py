@@ -19,7 +19,7 @@ previous claim — lying if they must). A player with no lives left is out; the 
 lives wins.
 
 The env rolls the dice itself: agents act only at decisions. The dice are seen only by the
-roller; ``infos[agent]["dice"]`` shows a roll as ``"??"`` to everyone who did not see it (and to
+roller; ``infos[agent]["dice"]`` shows a roll as ``None`` to everyone who did not see it (and to
 everyone, the roller included, for the blind reroll).
 
 Ranking (ME-2), best first; a roll is named by its higher die first (4 and 5 is ``54``):

@@ -104,7 +104,9 @@ Interpretations (RULES.md, and decisions where it is silent):
 
 * TT-7: the opening threshold applies to a player's first bank of the game ("første gang man skal
   på listen").
-* TT-9b: "overstiger 10 000" reads as reaching at least the target.
+* TT-9b: "overstiger 10 000" reads as reaching at least the target; at target − 1000 or more
+  that condition replaces ``min_bank`` (seed 004: the 300 rule "bortfalder" above 9 000), so a
+  player on 9 900 may bank 100 to reach 10 000.
 * TT-9c: a single 1 or 5 in the same selection as the combination does not confirm it; a selection
   of 1s and 5s only confirms. When equally valued splits of a selection differ, the split without a
   combination counts.

@@ -209,3 +209,35 @@ def test_max_cycles_truncates():
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
         steps += 1
     assert steps <= 2 * 2 + 2
+
+
+def test_observation_values_entry_by_entry_through_a_doubt():
+    import numpy as np
+
+    from dice_envs.games import meyer
+
+    g = meyer.Game(num_players=3, meyer_costs=2)
+    at = g.obs_slices
+
+    def part(obs, name):
+        return obs[at[name]].tolist()
+
+    s = g.apply_chance(g.initial_state(), tuple(np.array([2, 5])))  # numpy ints in
+    assert s.cup == (2, 5) and all(type(f) is int for f in s.cup)
+    s = g.apply_action(s, g.string_to_action(s, "claim 21"))  # a lie: the cup holds 52
+    mine = g.observe(s, 0)
+    assert part(mine, "own_known") == [1] and part(mine, "own_dice") == [5, 2]  # higher die first
+    assert part(mine, "own_rank") == [g.rank[meyer.claim_of((2, 5))] + 1]
+    theirs = g.observe(s, 1)
+    assert part(theirs, "own_known") == [0] and part(theirs, "own_dice") == [0, 0]
+    assert part(theirs, "respond") == [1] and part(theirs, "to_act") == [1, 0, 0]
+    assert part(theirs, "beat_rank") == [21] and part(theirs, "beat_by") == [0, 0, 1]  # seat 0, from seat 1
+    s = g.apply_action(s, meyer.DOUBT)  # seat 1 lifts the cup: seat 0 lied about Meyer
+    obs = g.observe(s, 2)  # seat 2 saw the cup lifted
+    assert part(obs, "doubt_seen") == [1] and part(obs, "doubt_dice") == [5, 2]
+    assert part(obs, "doubt_claim_rank") == [21] and part(obs, "doubt_lie") == [1]
+    assert part(obs, "doubt_claimer") == [0, 1, 0]  # seat 0, listed from seat 2: (2, 0, 1)
+    assert part(obs, "doubt_doubter") == [0, 0, 1]
+    assert part(obs, "doubt_loser") == [0, 1, 0]
+    assert part(obs, "doubt_lost") == [2]  # a doubted 21 costs meyer_costs
+    assert part(obs, "lives") == [6, 4, 6]  # seats 2, 0, 1

@@ -322,3 +322,63 @@ def test_states_are_immutable_values():
     with pytest.raises(AttributeError):
         t.rolls = 5
     assert syvere.State is type(t)
+
+
+def test_SY9_a_player_out_before_the_round_is_not_among_the_winners():
+    g = Game(num_players=3)
+    s = with_totals(g, (70, 70, 77), round_order=(0, 1))  # seat 2 went out in an earlier round
+    s = run(g, s, [(1, 1, 1, 2, 3, 3), "stop", (1, 1, 1, 1, 2, 2)])
+    assert g.scores(s) == (81, 78, 77)
+    assert s.winners == (1,)  # fewest points among the players who began the round
+
+
+# -- C-1, C-3, C-4 ---------------------------------------------------------------------------
+def test_C1_play_passes_clockwise_and_agents_are_named_by_seat():
+    g = Game(num_players=5, first_starter=3)
+    assert g.initial_state().round_order == (3, 4, 0, 1, 2)
+    from dice_envs import syvere_v0
+
+    assert syvere_v0.raw_env(num_players=5).possible_agents == [f"player_{i}" for i in range(5)]
+
+
+def test_C3_a_complete_tie_gives_everyone_zero():
+    g = Game(num_players=2)
+    s = run(g, with_totals(g, (72, 72)), [(1, 1, 1, 1, 1, 1), "stop", (1, 1, 1, 1, 1, 1)])
+    assert s.winners == (0, 1)
+    assert g.returns(s) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("n, first", [(2, 1), (4, 3), (8, 5)])
+def test_C4_first_starter_acts_first(n, first):
+    g = Game(num_players=n, first_starter=first)
+    assert g.current_player(g.initial_state()) == first
+    assert g.current_player(Game(num_players=n).initial_state()) == 0
+
+
+# -- observation (syvere_v0's table, entry by entry) ------------------------------------------
+def test_observation_entry_by_entry():
+    g = Game(num_players=3)
+    # Seat 2 is out; seat 1 started this round and rolled three times; seat 0 plays now.
+    s = with_totals(g, (10, 32, 80))._replace(round_order=(1, 0), turn=1, starter_rolls=3)
+    s = run(g, s, [(1, 1, 2, 4, 4, 6), "roll", (1, 2, 2, 4)])  # 1+6 set aside, then no pair
+    assert g.current_player(s) == 0 and s.rolls == 2 and s.remaining == (1, 2, 2, 4)
+    expected_for_0 = [
+        10, 32, 80,  # totals: own, then clockwise
+        1, 1, 0,  # still in
+        1, 0, 0,  # whose turn: the observer's
+        2, 3,  # rolls made, this turn's roll limit
+        4, 1, 2, 0, 1, 0, 0,  # dice remaining, then how many show 1..6
+        9,  # their sum
+        0,  # the player to act did not start the round
+        0,  # nobody plays after them in this round
+    ]  # fmt: skip
+    assert g.observe(s, 0).tolist() == expected_for_0
+    assert g.observe(s, 1).tolist() == [32, 80, 10, 1, 0, 1, 0, 0, 1] + expected_for_0[9:]
+    assert g.observe(s, 0).dtype.name == "float32"
+    low, high = g.observation_low, g.observation_high
+    assert len(low) == 3 * 3 + 12 and (g.observe(s, 2) >= low).all() and (g.observe(s, 2) <= high).all()
+    # Before a turn's first roll: six dice, nothing counted yet; at the end: only the table.
+    fresh = g.initial_state()
+    assert g.observe(fresh, 0).tolist()[9:] == [0, 3, 6, 0, 0, 0, 0, 0, 0, 0, 1, 2]
+    over = run(g, with_totals(g, (76, 76, 76)), [(1, 1, 1, 1, 1, 1), "stop"] + [(1, 1, 1, 1, 1, 1)] * 2)
+    assert g.is_terminal(over) and g.observe(over, 0).tolist()[6:] == [0] * 15

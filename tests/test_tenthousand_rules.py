@@ -488,6 +488,14 @@ def test_TT9b_over_threshold_bank_only_to_reach_the_target():
     assert can_bank(plain, decision(plain, faces("155234"), turn_total=500, **at_9000), "155")
 
 
+def test_TT9b_reaching_the_target_replaces_the_minimum_bank():
+    game = Game(preset="dk", over_threshold=True)
+    at_9900 = {"totals": (9900, 0), "opened": (True, False)}
+    assert can_bank(game, decision(game, faces("122346"), turn_total=0, **at_9900), "1")  # 100 reaches
+    plain = Game(preset="dk")
+    assert not can_bank(plain, decision(plain, faces("122346"), turn_total=0, **at_9900), "1")  # < 300
+
+
 def test_TT9c_confirm_combinations_needs_a_later_single_1_or_5():
     game = Game(preset="no", confirm_combinations=True)
     state = decision(game, faces("222346"), turn_total=400)
@@ -699,3 +707,16 @@ def test_engine_contract_bad_action_ids_raise_naming_them(bad):
     state = decision(game, faces("122256"))
     with pytest.raises(ValueError, match="illegal action"):
         game.apply_action(state, bad)
+
+
+def test_engine_contract_a_state_from_elsewhere_accepts_its_legal_actions():
+    # The engine caches per roll; a state it never produced (unpickled, built by hand, or from
+    # another Game) must still take its legal actions.
+    import pickle
+
+    maker = Game(preset="dk")
+    state = maker.apply_chance(maker.initial_state(), (1, 2, 2, 2, 5, 6))
+    action = maker.string_to_action(state, "keep 1222 roll")
+    fresh = Game(preset="dk", straight=1100)  # other scoring numbers: caches of its own
+    after = fresh.apply_action(pickle.loads(pickle.dumps(state)), action)
+    assert after.turn_total == 300 and fresh.num_dice_to_roll(after) == 2

@@ -375,8 +375,7 @@ class Game(base.Game):
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
-        if dice.__class__ is not tuple or dice not in CLAIM_OF_DICE:
-            dice = dice_mod.normalize(dice, NUM_DICE)
+        dice = dice_mod.normalize(dice, NUM_DICE)  # plain ints, sorted, whatever was given
         lives, actor, phase, _, blind, _, _, claim, claimer, claim_blind, claims, last, winners, rnd = state
         seen_by = -1 if blind else actor  # ME-3: the roller sees the dice; ME-5: blind, nobody
         return _new_state(lives, actor, phase, 0, blind, dice, seen_by, claim, claimer, claim_blind, claims, last, winners, rnd)

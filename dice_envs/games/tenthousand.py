@@ -38,7 +38,8 @@ Interpretations (RULES.md, and decisions where it is silent):
   ``last_turn_each``: every other player gets exactly one more turn, clockwise from the one who
   reached the target; reaching the target again in those turns changes nothing.
 * TT-9b: "overstiger 10 000" reads as reaching at least the target. It applies while the total is
-  at least ``target - 1000``.
+  at least ``target - 1000``, and there it replaces ``min_bank`` (seed 004: the 300 rule
+  "bortfalder" above 9 000).
 * TT-9c: a single 1 or 5 in the same selection as the combination does not confirm it. So after
   any selection the confirmation is pending exactly when the selection's best split holds a
   combination of two or more dice (a selection of 1s and 5s only, scored as singles, confirms).
@@ -464,15 +465,18 @@ class Game(base.Game):
             return "hot_dice"
         turn_total = state.turn_total + value
         seat = state.player
+        total = state.totals[seat]
+        # TT-9b (seed 004: above 9 000 the 300 rule "bortfalder"): reaching the target replaces
+        # the minimum bank.
+        over = self.over_threshold and total >= self.target - 1000
         if state.opened[seat]:
-            if turn_total < self.min_bank:
+            if turn_total < self.min_bank and not over:
                 return "min_bank"
         elif turn_total < self.opening:
             return "opening"
         if combo and self.confirm_combinations:
             return "confirm"
-        total = state.totals[seat]
-        if self.over_threshold and total >= self.target - 1000 and total + turn_total < self.target:
+        if over and total + turn_total < self.target:
             return "over_threshold"
         return None
 
@@ -509,7 +513,8 @@ class Game(base.Game):
             self._check_action(state, action)  # raises, naming the action
         entry = None
         if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, bool)):
-            entry = self._rolls[state.roll][1].get(action)
+            # The roll cache is per process: a state built elsewhere (unpickled, by hand) fills it.
+            entry = (self._rolls.get(state.roll) or self._cache_roll(state.roll))[1].get(action)
         if entry is None:
             raise self._illegal(state, action)
         _, value, left, combo = entry
