@@ -1,5 +1,6 @@
 # The two commands of the README: `make run` (the main job) and `make test` (the test suite).
-# Both create the virtual environment in .venv on first use and reuse it afterwards.
+# Both create the virtual environment in .venv on first use and reuse it afterwards; each
+# installs what it needs (the tests need no torch).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,26 +11,30 @@ PY := $(VENV)/bin/python
 # release) downloads a CUDA build of several GB. pyproject.toml holds a compatible range.
 TORCH := torch==2.13.0
 
-.PHONY: run test bench install
+.PHONY: run test bench
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.dev: $(PY) pyproject.toml Makefile
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+$(VENV)/.train: $(VENV)/.dev
 	$(PY) -m pip install --quiet $(TORCH)
 	$(PY) -m pip install --quiet -e ".[train,dev]"
 	touch $@
 
-install: $(VENV)/.installed
-
 # Until training and tournaments land, the main job is a seeded match of the built-in agents of
 # each game, with standings and 95% confidence intervals.
-run: $(VENV)/.installed
+run: $(VENV)/.train
 	$(VENV)/bin/dice-envs match syvere --agents heuristic,random,random,random --games 500
 	$(VENV)/bin/dice-envs match tenthousand --agents heuristic,greedy --games 500 --preset dk
 	$(VENV)/bin/dice-envs match meyer --agents doubter,honest,bluffer --games 500
 
-test: $(VENV)/.installed
+test: $(VENV)/.dev
 	$(PY) -m pytest
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.dev
 	$(VENV)/bin/dice-envs bench

@@ -21,11 +21,11 @@ from dice_envs.registry import ENVS
 PEERS = ("classic/tictactoe-v3", "classic/connect_four-v3")
 
 
-def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
-    """Play random legal moves for at least ``steps`` steps; return (steps/s, games finished)."""
+def steps_per_second(env, steps: int, seed: int = 0) -> float:
+    """Play random legal moves for at least ``steps`` steps (whole games); return steps/s."""
     rng = np.random.default_rng(seed)
     uniforms = rng.random(4096)
-    done_steps = games = 0
+    done_steps = 0
     env.reset(seed=seed)
     start = time.perf_counter()
     while done_steps < steps:
@@ -38,9 +38,8 @@ def steps_per_second(env, steps: int, seed: int = 0) -> tuple[float, int]:
                 action = int(legal[int(uniforms[done_steps % 4096] * len(legal))])
             env.step(action)
             done_steps += 1
-        games += 1
         env.reset()
-    return done_steps / (time.perf_counter() - start), games
+    return done_steps / (time.perf_counter() - start)
 
 
 def run(steps: int = 50_000, rounds: int = 5, configs=None, write=print) -> list[tuple[str, float, float]]:
@@ -54,6 +53,15 @@ def run(steps: int = 50_000, rounds: int = 5, configs=None, write=print) -> list
     Returns:
         ``[(label, median steps/s, median ratio to tictactoe), ...]``, tictactoe first.
     """
+    if rounds < 1 or steps < rounds:
+        raise ValueError(f"bench needs rounds >= 1 and steps >= rounds; got steps={steps}, rounds={rounds}")
+    try:
+        import pygame  # noqa: F401  (PettingZoo's classic envs need it)
+    except ImportError:
+        raise ValueError(
+            "the bench compares with PettingZoo's tictactoe_v3, which needs pygame-ce: "
+            "pip install 'dice-envs[dev]'"
+        ) from None
     if configs is None:
         configs = [(env_id, env_id, {}) for env_id in ENVS]
         configs += [("dice/syvere-v0 (8 players)", "dice/syvere-v0", {"num_players": 8})]
@@ -65,7 +73,7 @@ def run(steps: int = 50_000, rounds: int = 5, configs=None, write=print) -> list
         envs = {label: pettingzoo.make("aec", env_id, **kwargs) for label, env_id, kwargs in configs}
         for r in range(rounds):
             for label, _, _ in configs:
-                rates[label].append(steps_per_second(envs[label], per_round, seed=r)[0])
+                rates[label].append(steps_per_second(envs[label], per_round, seed=r))
     base = rates[configs[0][0]]
     results = []
     write(f"{'env':<34} {'steps/s':>10} {'x tictactoe':>12}   (median of {rounds} interleaved rounds)")

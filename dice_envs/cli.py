@@ -57,6 +57,13 @@ def _options_help(game: str) -> str:
     return f"game options of {game} (defaults): {flags}"
 
 
+def _seed(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, not {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dice-envs", description="Nordic dice games for RL.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -68,14 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     p_play.add_argument(
         "--opponents", default=None, help="built-in agent for the other seats (default: the game's strongest)"
     )
-    p_play.add_argument("--seed", type=int, default=None, help="seed for the dice and the opponents")
+    p_play.add_argument("--seed", type=_seed, default=None, help="seed for the dice and the opponents")
 
     p_match = sub.add_parser("match", help="play built-in agents against each other; print standings", add_help=False)
     p_match.add_argument("-h", "--help", action="store_true", help="show this help and the game's options")
     p_match.add_argument("game", choices=GAMES)
     p_match.add_argument("--agents", default="heuristic,random", help="comma-separated, one per seat")
     p_match.add_argument("--games", type=int, default=1000)
-    p_match.add_argument("--seed", type=int, default=0)
+    p_match.add_argument("--seed", type=_seed, default=0)
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
     p_bench.add_argument("--steps", type=int, default=50_000, help="steps per env (default 50000)")

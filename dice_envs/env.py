@@ -48,7 +48,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from dice_envs import dice as dice_mod
-from dice_envs.games.base import Game
+from dice_envs.games.base import Game, check_int
 
 ILLEGAL_ACTION_REWARD = -1.0
 
@@ -112,10 +112,9 @@ class DiceGameEnv(AECEnv):
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1):
-            raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
+        if max_cycles is not None:
+            max_cycles = check_int("max_cycles", max_cycles, 1)
         self.game = self.game_class(**check_options(self.game_class, options))
-        self.options = dict(options)
         self.render_mode = render_mode
         # The text log (render, log_lines) costs time on every step: only kept when rendering.
         self._logging = render_mode is not None
@@ -143,7 +142,7 @@ class DiceGameEnv(AECEnv):
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # Games whose every roll is public do not override chance_seen_by: skip the call.
         self._public_chance = type(self.game).chance_seen_by is Game.chance_seen_by
-        self.state = None
+        self.game_state = None
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
 
@@ -156,6 +155,9 @@ class DiceGameEnv(AECEnv):
 
     # -- AEC API ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; ``seed`` re-seeds the dice (``options`` is accepted and unused)."""
+        if seed is not None:
+            check_int("seed", seed, 0)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
             self._dice = dice_mod.DiceStream(self._rng)
@@ -166,10 +168,9 @@ class DiceGameEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self._num_actions_taken = 0
         self.history = []
-        self.state = self.game.initial_state()
+        self.game_state = self.game.initial_state()
         self._last_lines = ["new game"]
-        rolls = self._resolve_chance()
-        self._after_transition(None, None, rolls)
+        self._after_transition(None, None, *self._resolve_chance())
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -177,26 +178,26 @@ class DiceGameEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        state = self.state
+        state = self.game_state
         # Raises ValueError naming the action when it is illegal (the engine checks it).
         next_state = self.game.apply_action(state, action)
         action = int(action)
         text = self.game.action_to_string(state, action)
-        self.state = next_state
+        self.game_state = next_state
         self.history.append(("action", seat, action, text))
         self._num_actions_taken += 1
         if self._logging:
             self._last_lines = [f"{agent}: {text}"]
             self._log_score_changes(state, next_state)
-        rolls = self._resolve_chance()
+        rolls, hidden = self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
-        self._after_transition(agent, text, rolls)
+        self._after_transition(agent, text, rolls, hidden)
         if self.terminations[agent]:  # rewards are zero before the end (C-3)
             self._accumulate_rewards()
 
     def observe(self, agent):
         game = self.game
-        state = self.state
+        state = self.game_state
         # Between steps the dice are rolled, so the agent selected is the one to act, unless
         # the game is over (or truncated) and every agent is terminated (or truncated).
         if agent == self.agent_selection and not (
@@ -221,10 +222,10 @@ class DiceGameEnv(AECEnv):
                 'Pass render_mode="ansi" or "human" to the env.'
             )
             return None
-        if self.state is None:
+        if self.game_state is None:
             text = "(call reset() first)"
         else:
-            text = "\n".join(self._last_lines + [self.game.render(self.state)])
+            text = "\n".join(self._last_lines + [self.game.render(self.game_state)])
         if self.render_mode == "human":
             print(text, flush=True)
             return None
@@ -240,12 +241,13 @@ class DiceGameEnv(AECEnv):
         return list(self._last_lines)
 
     # -- helpers ------------------------------------------------------------------------------
-    def _resolve_chance(self) -> list[tuple[dice_mod.Dice, tuple[int, ...] | None]]:
-        """Roll dice with the env's generator until someone must act or the game ends."""
+    def _resolve_chance(self) -> tuple[list[tuple[dice_mod.Dice, tuple[int, ...] | None]], bool]:
+        """Roll dice until someone must act or the game ends; return the rolls with who saw each,
+        and whether any was hidden from someone."""
         game = self.game
         rolls = []
-        self._hidden_roll = False
-        state = self.state
+        hidden = False
+        state = self.game_state
         public = self._public_chance
         while k := game.num_dice_to_roll(state):
             seen_by = None if public else game.chance_seen_by(state)
@@ -254,7 +256,7 @@ class DiceGameEnv(AECEnv):
             self.history.append(("chance", roll, seen_by))
             rolls.append((roll, seen_by))
             if seen_by is not None:
-                self._hidden_roll = True
+                hidden = True
             if not self._logging:
                 continue
             who = f"player_{game.current_player(before)}"
@@ -263,8 +265,8 @@ class DiceGameEnv(AECEnv):
             else:
                 self._last_lines.append(f"{who} rolled {len(roll)} dice under the cup")
             self._log_score_changes(before, state)
-        self.state = state
-        return rolls
+        self.game_state = state
+        return rolls, hidden
 
     def _log_score_changes(self, before, after) -> None:
         old, new = self.game.scores(before), self.game.scores(after)
@@ -273,11 +275,11 @@ class DiceGameEnv(AECEnv):
                 if a != b:
                     self._last_lines.append(f"player_{seat}: {a} -> {b} ({b - a:+d})")
 
-    def _after_transition(self, actor: str | None, text: str | None, rolls) -> None:
+    def _after_transition(self, actor: str | None, text: str | None, rolls, hidden: bool) -> None:
         game = self.game
-        state = self.state
+        state = self.game_state
         agents = self.agents
-        if not self._hidden_roll:
+        if not hidden:
             shared = {"action": text, "actor": actor, "dice": [roll for roll, _ in rolls]}
             self.infos = dict.fromkeys(agents, shared)
         else:
@@ -322,48 +324,56 @@ def _forward(name: str) -> property:
         setattr(self._raw, name, value)
 
     # attrgetter runs in C: no Python frame for the hottest reads of the loop. ``_view`` is the
-    # raw env, except in an OrderEnforcingWrapper before reset, where it is an empty object: the
-    # read fails and the wrapper's own __getattr__ raises its "cannot be accessed before reset".
+    # unwrapped env, except in an OrderEnforcingWrapper before reset (see there).
     return property(operator.attrgetter(f"_view.{name}"), set_)
 
 
-def _action_space(self, agent):
-    # No wrapper changes the spaces: ask the raw env directly instead of through each layer.
-    return self._raw.action_space(agent)
+class _DirectBookkeeping:
+    """Mixin for a PettingZoo wrapper: the AEC bookkeeping read from the unwrapped env directly."""
+
+    def __init__(self, env, *args, **kwargs):
+        self._raw = self._view = env.unwrapped
+        super().__init__(env, *args, **kwargs)
+
+    def action_space(self, agent):
+        # No wrapper changes the spaces: ask the unwrapped env instead of each layer in turn.
+        return self._raw.action_space(agent)
 
 
-def _fast(wrapper_class: type) -> type:
-    namespace = {name: _forward(name) for name in _BOOKKEEPING}
-    namespace["action_space"] = _action_space
-    namespace["__doc__"] = f"``{wrapper_class.__name__}`` with direct access to the AEC bookkeeping."
-    return type(wrapper_class.__name__, (wrapper_class,), namespace)
+
+for _name in _BOOKKEEPING:
+    setattr(_DirectBookkeeping, _name, _forward(_name))
 
 
-TerminateIllegalWrapper = _fast(wrappers.TerminateIllegalWrapper)
-AssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper)
-_FastOrderEnforcing = _fast(wrappers.OrderEnforcingWrapper)
+class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct access to the AEC bookkeeping."""
 
 
-class OrderEnforcingWrapper(_FastOrderEnforcing):
-    """``OrderEnforcingWrapper`` with direct access to the AEC bookkeeping once reset."""
+class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct access to the AEC bookkeeping."""
+
+
+class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with direct access to the AEC bookkeeping.
+
+    Before the first reset its reads go through an empty object, so they fail into the wrapper's
+    own ``__getattr__`` and its "cannot be accessed before reset" error, as in PettingZoo.
+    """
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._view = object()
 
     def reset(self, seed=None, options=None):
         super().reset(seed=seed, options=options)
         self._view = self._raw
 
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's own OrderEnforcingWrapper prints itself
+
 
 def wrap(raw: DiceGameEnv):
     """PettingZoo's standard wrappers, as the classic envs apply them (see the note above)."""
-    env = TerminateIllegalWrapper.__new__(TerminateIllegalWrapper)
-    env._raw = env._view = raw
-    TerminateIllegalWrapper.__init__(env, raw, illegal_reward=ILLEGAL_ACTION_REWARD)
-    inner = env
-    env = AssertOutOfBoundsWrapper.__new__(AssertOutOfBoundsWrapper)
-    env._raw = env._view = raw
-    AssertOutOfBoundsWrapper.__init__(env, inner)
-    inner = env
-    env = OrderEnforcingWrapper.__new__(OrderEnforcingWrapper)
-    env._raw = raw
-    env._view = object()  # nothing to read before reset (see _forward)
-    OrderEnforcingWrapper.__init__(env, inner)
-    return env
+    env = TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+    env = AssertOutOfBoundsWrapper(env)
+    return OrderEnforcingWrapper(env)

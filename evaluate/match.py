@@ -102,7 +102,8 @@ def play_match(
         agent_specs: one entry per seat: an agent name (``"heuristic"``) or
             ``(name, params)``. ``num_players`` defaults to the number of entries.
         num_games: games to play; game ``g`` seats entrant ``i`` at seat ``(i + g) % N``.
-        seed: seeds the dice (game ``g`` uses ``seed + g``) and the agents.
+        seed: seeds the dice (each game's seed is drawn from ``numpy.random.SeedSequence(seed)``,
+            so matches with different seeds share no games) and the agents.
         options: the game's options.
         progress: print a progress line to stderr every 10% of the games.
     """
@@ -110,6 +111,9 @@ def play_match(
         raise ValueError(f"num_games must be at least 1, got {num_games}")
     specs = list(agent_specs)
     options = dict(options or {})
+    for name in ("max_cycles", "render_mode"):
+        if name in options:
+            raise ValueError(f"{name} is not an option of a match: its games are played to the end, unseen")
     options.setdefault("num_players", len(specs))
     if options["num_players"] != len(specs):
         raise ValueError(
@@ -124,12 +128,13 @@ def play_match(
     records = [AgentRecord(_label(spec, i, specs)) for i, spec in enumerate(specs)]
     n = len(specs)
     step = max(1, num_games // 10)
+    game_seeds = np.random.SeedSequence(seed).generate_state(num_games).tolist()
     for g in range(num_games):
         seat_of = [(i + g) % n for i in range(n)]  # entrant -> seat
         entrant_at = {seat: i for i, seat in enumerate(seat_of)}
         for agent in agents:
             agent.reset()
-        env.reset(seed=seed + g)
+        env.reset(seed=game_seeds[g])
         for agent_id in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -137,7 +142,7 @@ def play_match(
                 continue
             entrant = entrant_at[int(agent_id.rsplit("_", 1)[1])]
             env.step(agents[entrant].act(obs["observation"], obs["action_mask"]))
-        returns = game.returns(env.state)
+        returns = game.returns(env.game_state)
         # C-3: winners have positive returns; all zeros means everyone shared the win.
         winners = [s for s in range(n) if returns[s] > 0] if any(returns) else list(range(n))
         for i, rec in enumerate(records):

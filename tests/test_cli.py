@@ -94,3 +94,25 @@ def test_play_every_game_against_its_default_opponents_until_the_person_quits(ga
     assert play(game, {"num_players": 3}, seed=0, read=scripted(["?!", "q"]), write=out.append) is None
     text = "\n".join(out)
     assert "you are player_0" in text and "Try again" in text and out[-1] == "You left the game."
+
+
+def test_cli_refuses_what_does_not_fit_without_a_traceback(capsys):
+    assert cli.main(["play", "syvere", "--render-mode", "human"]) == 2
+    assert "render_mode is not an option of play" in capsys.readouterr().err
+    assert cli.main(["match", "syvere", "--max-cycles", "1", "--games", "3"]) == 2
+    assert "max_cycles is not an option of a match" in capsys.readouterr().err
+    assert cli.main(["bench", "--rounds", "0"]) == 2
+    assert "rounds >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["play", "syvere", "--seed", "-1"])
+    assert "a seed is a whole number >= 0" in capsys.readouterr().err
+
+
+def test_matches_with_different_seeds_share_no_games():
+    from evaluate.match import play_match
+
+    a = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=0)
+    b = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=2)
+    assert a.records[0].returns[2:] != b.records[0].returns[:10]
+    again = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=0)
+    assert again.records[0].returns == a.records[0].returns

@@ -5,23 +5,16 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from api_checks import api_test_without_warnings
+from pettingzoo.test import seed_test
 from pettingzoo.utils import wrappers
 
-import dice_envs
+import dice_envs  # noqa: F401  (registers the envs)
 from dice_envs.env import ILLEGAL_ACTION_REWARD, DiceGameEnv
 from dice_envs.registry import ENVS, env_module
 
 ENV_IDS = sorted(ENVS)
 PLAYERS = range(2, 9)
-
-
-# api_test says these two of every env with {"observation", "action_mask"} observations; it
-# silences them only for PettingZoo's own classic envs, by name.
-DICT_OBSERVATION_NOTICES = {
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
-}
 
 
 def play_random(env, seed, max_steps=100_000):
@@ -40,11 +33,7 @@ def play_random(env, seed, max_steps=100_000):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize("n", PLAYERS)
 def test_api_test_passes_without_warnings(env_id, n):
-    env = pettingzoo.make("aec", env_id, num_players=n)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(env, num_cycles=300)
-    assert [str(w.message) for w in caught if str(w.message) not in DICT_OBSERVATION_NOTICES] == []
+    api_test_without_warnings(pettingzoo.make("aec", env_id, num_players=n))
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -57,7 +46,7 @@ def test_seed_test(env_id, n):
 def test_registered_and_importable(env_id):
     assert env_id in pettingzoo.aec_registry
     module = env_module(env_id)
-    assert module.__name__.startswith("dice_envs.") and hasattr(dice_envs, "ENVS")
+    assert module.__name__ == ENVS[env_id]
     raw = module.raw_env()
     assert isinstance(raw, DiceGameEnv)
     wrapped = module.env()
@@ -97,7 +86,7 @@ def test_history_replays_through_the_engine(env_id):
             assert game.action_to_string(state, action) == text
             assert game.string_to_action(state, text) == action
             state = game.apply_action(state, action)
-    assert state == raw.state and game.is_terminal(state)
+    assert state == raw.game_state and game.is_terminal(state)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -106,16 +95,16 @@ def test_observation_is_the_engine_observation(env_id):
     env.reset(seed=3)
     game = env.game
     for _ in range(50):
-        if not env.agents or game.is_terminal(env.state):
+        if not env.agents or game.is_terminal(env.game_state):
             break
         for agent in env.possible_agents:
             seat = int(agent.rsplit("_", 1)[1])
             obs = env.observe(agent)
-            np.testing.assert_array_equal(obs["observation"], game.observe(env.state, seat))
+            np.testing.assert_array_equal(obs["observation"], game.observe(env.game_state, seat))
             assert obs["observation"].dtype == np.float32 and obs["action_mask"].dtype == np.int8
             mask = np.zeros(game.num_actions, dtype=np.int8)
             if agent == env.agent_selection:
-                mask[game.legal_actions(env.state)] = 1
+                mask[game.legal_actions(env.game_state)] = 1
             np.testing.assert_array_equal(obs["action_mask"], mask)
         obs = env.observe(env.agent_selection)
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -197,7 +186,7 @@ def test_max_cycles_truncates(env_id):
         actions += 1
     raw = env.unwrapped
     assert actions <= 2
-    if not raw.game.is_terminal(raw.state):
+    if not raw.game.is_terminal(raw.game_state):
         assert actions == 2  # truncated after max_cycles * num_players actions
 
 
@@ -225,7 +214,7 @@ def test_infos_carry_the_action_and_the_rolls(env_id):
     agent = env.agent_selection
     obs = env.observe(agent)
     action = int(np.flatnonzero(obs["action_mask"])[0])
-    text = env.unwrapped.game.action_to_string(env.unwrapped.state, action)
+    text = env.unwrapped.game.action_to_string(env.unwrapped.game_state, action)
     env.step(action)
     for info in env.infos.values():
         assert info["action"] == text and info["actor"] == agent
@@ -242,3 +231,65 @@ def test_wrapped_env_refuses_bookkeeping_before_reset_like_pettingzoo(env_id):
     assert env.agents is raw.agents and env.infos is raw.infos
     assert env.env.terminations is raw.terminations and env.env.env.rewards is raw.rewards
     assert env.action_space(env.agent_selection) is raw.action_space(env.agent_selection)
+
+
+def _pettingzoo_wrapped(raw):
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
+
+
+def _same(a, b):
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b) and a.dtype == b.dtype
+    return a == b
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_wrappers_behave_like_pettingzoos_own(env_id, seed):
+    """env()'s faster wrappers against PettingZoo's wrappers, over random sequences of calls."""
+    module = env_module(env_id)
+    ours, theirs = module.env(num_players=3), _pettingzoo_wrapped(module.raw_env(num_players=3))
+    assert str(ours) == str(theirs)
+    rng = np.random.default_rng(seed)
+
+    def both(call):
+        results = []
+        for env in (ours, theirs):
+            try:
+                results.append(("ok", call(env)))
+            except Exception as exc:  # the same exception, with the same message
+                results.append((type(exc).__name__, str(exc)))
+        assert _same(*results), results
+        return results[0]
+
+    both(lambda e: e.agents)  # before reset
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo logs illegal and dead steps
+        for game in range(3):
+            both(lambda e: e.reset(seed=seed * 10 + game))
+            for _ in range(400):
+                if not both(lambda e: list(e.agents))[1]:
+                    break
+                choice = rng.integers(6)
+                if choice == 0:
+                    both(lambda e: e.observe(e.possible_agents[1]))
+                    continue
+                obs = both(lambda e: e.last())[1][0]
+                done = both(lambda e: e.terminations[e.agent_selection] or e.truncations[e.agent_selection])[1]
+                mask = obs["action_mask"]
+                if done:
+                    action = None
+                elif choice == 1 and (mask == 0).any():
+                    action = int(rng.choice(np.flatnonzero(mask == 0)))  # masked: ends the game
+                elif choice == 2:
+                    action = ours.unwrapped.game.num_actions  # outside the space
+                else:
+                    action = int(rng.choice(np.flatnonzero(mask)))
+                both(lambda e: e.step(action))
+                both(lambda e: (e.rewards, e._cumulative_rewards, e.terminations, e.truncations, e.infos))
+                both(lambda e: e.agent_selection)

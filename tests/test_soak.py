@@ -22,6 +22,6 @@ def test_many_random_games_end_with_zero_sum_returns(env_id, n):
             o = obs["observation"]
             assert np.all(o >= low) and np.all(o <= high), (env_id, agent, o)
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        returns = game.returns(env.state)
-        assert game.is_terminal(env.state)
+        returns = game.returns(env.game_state)
+        assert game.is_terminal(env.game_state)
         assert abs(sum(returns)) < 1e-9 and max(returns) >= 0

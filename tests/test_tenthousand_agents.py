@@ -51,7 +51,7 @@ def test_agents_only_play_legal_actions(preset):
             action = players[int(agent_id[-1])].act(obs["observation"], obs["action_mask"])
             assert obs["action_mask"][action] == 1
             env.step(action)
-        assert game.is_terminal(env.unwrapped.state)
+        assert game.is_terminal(env.unwrapped.game_state)
 
 
 def test_greedy_takes_the_most_valuable_selection_and_banks_when_allowed():

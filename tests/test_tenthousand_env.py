@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from api_checks import api_test_without_warnings
+from pettingzoo.test import seed_test
 
 import dice_envs  # noqa: F401  (registers the envs)
 from dice_envs import tenthousand_v0
@@ -16,26 +17,17 @@ from dice_envs.games import tenthousand as tt
 ENV_ID = "dice/tenthousand-v0"
 PRESETS = ("dk", "no", "farkle")
 
-# api_test gives these two notices for every env whose observations are {"observation",
-# "action_mask"} dicts and silences them only for PettingZoo's own classic envs, by name
-# (``env_obs_dicts`` and ``env_obs_space`` in pettingzoo/test/api_test.py). Any other warning fails.
-DICT_OBSERVATION_NOTICES = {
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
-}
+# The default preset, dk, with 2..8 players: tests/test_envs.py, as for every env.
+OTHER_PRESETS = ("no", "farkle")
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", OTHER_PRESETS)
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_TT10_api_test_per_preset_without_warnings(preset, n):
-    env = pettingzoo.make("aec", ENV_ID, num_players=n, preset=preset)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(env, num_cycles=200)
-    assert [str(w.message) for w in caught if str(w.message) not in DICT_OBSERVATION_NOTICES] == []
+    api_test_without_warnings(pettingzoo.make("aec", ENV_ID, num_players=n, preset=preset), num_cycles=200)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", OTHER_PRESETS)
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_TT10_seed_test_per_preset(preset, n):
     with warnings.catch_warnings(record=True) as caught:
@@ -80,7 +72,7 @@ def test_TT8_C3_random_games_end_zero_sum_within_bounds(options):
         assert steps > 0
         assert sum(rewards.values()) == pytest.approx(0.0)
         assert max(rewards.values()) > 0
-        game, state = env.unwrapped.game, env.unwrapped.state
+        game, state = env.unwrapped.game, env.unwrapped.game_state
         assert game.is_terminal(state)
         best = max(game.scores(state))
         assert {f"player_{s}" for s in state.winners} == {a for a, r in rewards.items() if r > 0}
@@ -143,7 +135,7 @@ def test_observation_at_game_end_has_no_turn():
 def test_mask_only_for_the_player_to_act_and_matches_legal_actions():
     env = pettingzoo.make("aec", ENV_ID, num_players=3)
     env.reset(seed=3)
-    game, state = env.unwrapped.game, env.unwrapped.state
+    game, state = env.unwrapped.game, env.unwrapped.game_state
     actor = env.agent_selection
     for agent in env.agents:
         mask = env.observe(agent)["action_mask"]
@@ -157,7 +149,7 @@ def test_mask_only_for_the_player_to_act_and_matches_legal_actions():
 def test_infos_name_the_action_and_the_dice():
     env = pettingzoo.make("aec", ENV_ID, num_players=2)
     env.reset(seed=1)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     action = env.unwrapped.game.legal_actions(state)[0]
     env.step(action)
     info = env.infos["player_1"]
@@ -168,7 +160,7 @@ def test_infos_name_the_action_and_the_dice():
 def test_illegal_action_raw_env_raises_and_wrapped_env_terminates():
     raw = tenthousand_v0.raw_env()
     raw.reset(seed=0)
-    illegal = next(a for a in range(tt.NUM_ACTIONS) if a not in raw.game.legal_actions(raw.state))
+    illegal = next(a for a in range(tt.NUM_ACTIONS) if a not in raw.game.legal_actions(raw.game_state))
     with pytest.raises(ValueError, match=f"illegal action {illegal}"):
         raw.step(illegal)
     env = tenthousand_v0.env()
@@ -194,7 +186,7 @@ def test_render_shows_dice_totals_and_turn():
     env = pettingzoo.make("aec", ENV_ID, num_players=2, render_mode="ansi")
     env.reset(seed=2)
     text = env.render()
-    roll = env.unwrapped.state.roll
+    roll = env.unwrapped.game_state.roll
     assert "Ten thousand (dk)" in text and "<- to play" in text and "turn total: 0" in text
     assert "".join(str(f) for f in roll) in text and "⚀⚁⚂⚃⚄⚅"[roll[0] - 1] in text
 

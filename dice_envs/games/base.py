@@ -75,13 +75,6 @@ class Game(abc.ABC):
             raise ValueError("chance_outcomes: the state is not a chance state")
         return dice_mod.chance_outcomes(k)
 
-    def sample_chance(self, state, rng: np.random.Generator) -> dice_mod.Dice:
-        """Roll the dice of a chance state with ``rng`` (sorted tuple)."""
-        k = self.num_dice_to_roll(state)
-        if k == 0:
-            raise ValueError("sample_chance: the state is not a chance state")
-        return dice_mod.roll(rng, k)
-
     @abc.abstractmethod
     def apply_chance(self, state, dice) -> Any:
         """The state after the given dice (any order); ``ValueError`` for a wrong roll."""

@@ -256,8 +256,6 @@ class Game(base.Game):
             sum((CLAIM_PROBABILITY[d] for d in range(NUM_CLAIMS) if rank[d] >= rank[c]), Fraction(0))
             for c in range(NUM_CLAIMS)
         )
-        # Ordered outcomes of two dice for fast, exactly uniform sampling.
-        self._ordered_rolls = tuple(tuple(sorted((a, b))) for a in dice_mod.FACES for b in dice_mod.FACES)
         self._next_seat = tuple((s + 1) % n for s in range(n))
 
         # -- observation layout (documented in dice_envs.meyer_v0) ----------------------------
@@ -365,12 +363,6 @@ class Game(base.Game):
         if state.to_roll == 0:
             raise ValueError("chance_seen_by: no dice are to be rolled in this state")
         return () if state.blind else (state.actor,)
-
-    def sample_chance(self, state: State, rng: np.random.Generator) -> tuple[int, int]:
-        """Roll the two dice with ``rng``: one of the 36 ordered outcomes, uniformly."""
-        if state.to_roll == 0:
-            raise ValueError("sample_chance: the state is not a chance state")
-        return self._ordered_rolls[rng.integers(36)]
 
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:

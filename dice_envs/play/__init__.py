@@ -1,16 +1,14 @@
 """Play a game in the terminal against built-in agents.
 
-The loop is the same for every game. A game may add a hook module ``dice_envs.play.<game>`` with
-any of these functions:
+The loop is the same for every game; each game has a hook module ``dice_envs.play.<game>`` with:
 
-* ``describe(game, state, seat) -> str``: extra lines shown before the person's prompt;
-* ``parse(game, state, text) -> int``: the person's input as a legal action id, or ``ValueError``
-  with a message for the person;
-* ``render_for(game, state, seat) -> str``: the table as that seat sees it (games with hidden
-  information); without it the loop shows ``game.render(state)``.
+* ``describe(game, state, seat) -> str``: lines shown before the person's prompt;
+* ``parse(game, state, text) -> int``: the person's input (short forms and the rule-book action
+  strings) as a legal action id, or ``ValueError`` with a message for the person;
+* optionally ``render_for(game, state, seat) -> str``: the table as that seat sees it (games with
+  hidden information); without it the loop shows ``game.render(state)``.
 
-Whatever the hooks do, the loop also accepts a rule-book action string (``roll``); games without
-a ``parse`` hook get a numbered list of their legal actions. ``q`` quits.
+``q`` quits.
 """
 
 from __future__ import annotations
@@ -22,22 +20,15 @@ from agents import BEST, make_agent
 from dice_envs.registry import env_module
 
 QUIT = ("q", "quit", "exit")
+# The loop renders by itself and plays games to their end.
+NOT_FOR_PLAY = ("render_mode", "max_cycles")
 
 
 class _Quit(Exception):
     pass
 
 
-def _hooks(game_name: str):
-    try:
-        return importlib.import_module(f"dice_envs.play.{game_name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"dice_envs.play.{game_name}":
-            raise
-        return None
-
-
-def _ask(game, state, hooks, legal, read: Callable[[str], str], write) -> int:
+def _ask(game, state, hooks, read: Callable[[str], str], write) -> int:
     """Ask until the person gives a legal action; raises _Quit on q, end of input or Ctrl-C."""
     while True:
         try:
@@ -49,20 +40,11 @@ def _ask(game, state, hooks, legal, read: Callable[[str], str], write) -> int:
             raise _Quit
         if not text:
             continue
-        parse = getattr(hooks, "parse", None)
-        if parse is None and text.isdigit() and int(text) < len(legal):
-            return legal[int(text)]
         try:
-            return game.string_to_action(state, text)
+            return hooks.parse(game, state, text)
         except ValueError as exc:
-            message = str(exc)
-        if parse is not None:
-            try:
-                return parse(game, state, text)
-            except ValueError as exc:
-                message = str(exc)
-        write(f"  {message}")
-        write("  Try again (q quits).")
+            write(f"  {exc}")
+            write("  Try again (q quits).")
 
 
 def play(
@@ -85,11 +67,15 @@ def play(
         seed: seeds the dice and the opponents.
         read, write: input and output (tests pass their own).
     """
-    raw = env_module(game_name).raw_env(render_mode="ansi", **(options or {}))
+    options = dict(options or {})
+    for name in NOT_FOR_PLAY:
+        if name in options:
+            raise ValueError(f"{name} is not an option of play: the game is shown and played to its end")
+    raw = env_module(game_name).raw_env(render_mode="ansi", **options)
     game = raw.game
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat}")
-    hooks = _hooks(game.name)
+    hooks = importlib.import_module(f"dice_envs.play.{game.name}")
     opponents = opponents or BEST.get(game.name, "random")
     bots = {
         s: make_agent(game, opponents, seed=None if seed is None else seed + s)
@@ -98,7 +84,7 @@ def play(
     }
 
     def table(state) -> str:
-        if hooks is not None and hasattr(hooks, "render_for"):
+        if hasattr(hooks, "render_for"):
             return hooks.render_for(game, state, seat)
         return game.render(state)
 
@@ -113,17 +99,12 @@ def play(
                 raw.step(None)
                 continue
             acting = int(agent_id.rsplit("_", 1)[1])
-            state = raw.state
+            state = raw.game_state
             if acting == seat:
-                legal = game.legal_actions(state)
                 write("")
                 write(table(state))
-                if hooks is not None and hasattr(hooks, "describe"):
-                    write(hooks.describe(game, state, seat))
-                if not hasattr(hooks, "parse") and len(legal) <= 12:
-                    names = (f"[{i}] {game.action_to_string(state, a)}" for i, a in enumerate(legal))
-                    write("  " + "   ".join(names))
-                action = _ask(game, state, hooks, legal, read, write)
+                write(hooks.describe(game, state, seat))
+                action = _ask(game, state, hooks, read, write)
             else:
                 action = bots[acting].act(obs["observation"], obs["action_mask"])
             raw.step(action)
@@ -133,8 +114,8 @@ def play(
         write("You left the game.")
         return None
     write("")
-    write(table(raw.state))
-    returns = game.returns(raw.state)
+    write(table(raw.game_state))
+    returns = game.returns(raw.game_state)
     verdict = "You win!" if returns[seat] > 0 else ("A complete tie." if not any(returns) else "You lose.")
     write(verdict)
     return returns

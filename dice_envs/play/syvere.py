@@ -15,6 +15,7 @@ def describe(game: syvere.Game, state: syvere.State, seat: int) -> str:
 
 
 def parse(game: syvere.Game, state: syvere.State, text: str) -> int:
+    """``r``/``roll`` or ``s``/``stop``."""
     word = text.strip().lower()
     if word in ("r", "roll"):
         return syvere.ROLL
