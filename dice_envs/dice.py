@@ -37,7 +37,6 @@ def _check_count(k: int) -> None:
         raise ValueError(f"number of dice must be an integer in 0..{MAX_DICE}, got {k!r}")
 
 
-@lru_cache(maxsize=None)
 def chance_outcomes(k: int) -> tuple[tuple[Dice, Fraction], ...]:
     """Exact outcomes of rolling ``k`` dice.
 
@@ -48,7 +47,12 @@ def chance_outcomes(k: int) -> tuple[tuple[Dice, Fraction], ...]:
         ``((dice, probability), ...)`` with ``dice`` a sorted tuple and ``probability`` an exact
         :class:`fractions.Fraction`; the outcomes are in lexicographic order.
     """
-    _check_count(k)
+    _check_count(k)  # before the cache: 2.0 == 2 would otherwise find 2's entry
+    return _outcomes(int(k))
+
+
+@lru_cache(maxsize=None)
+def _outcomes(k: int) -> tuple[tuple[Dice, Fraction], ...]:
     total = 6**k
     outcomes = []
     for dice in combinations_with_replacement(FACES, k):

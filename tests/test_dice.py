@@ -60,6 +60,9 @@ def test_normalize_accepts_any_order_and_rejects_bad_dice():
         dice.normalize((1, 2), 3)
     with pytest.raises(ValueError, match="number of dice"):
         dice.chance_outcomes(7)
+    dice.chance_outcomes(2)
+    with pytest.raises(ValueError, match="number of dice"):
+        dice.chance_outcomes(2.0)  # even with 2's outcomes cached
 
 
 def test_text_forms():
