@@ -241,9 +241,9 @@ class DiceGameEnv(AECEnv):
         return list(self._last_lines)
 
     # -- helpers ------------------------------------------------------------------------------
-    def _resolve_chance(self) -> tuple[list[tuple[dice_mod.Dice, tuple[int, ...] | None]], bool]:
-        """Roll dice until someone must act or the game ends; return the rolls with who saw each,
-        and whether any was hidden from someone."""
+    def _resolve_chance(self) -> tuple[list[tuple], bool]:
+        """Roll dice until someone must act or the game ends; return the rolls as history
+        events ``("chance", dice, seen_by)`` and whether any was hidden from someone."""
         game = self.game
         rolls = []
         hidden = False
@@ -253,8 +253,9 @@ class DiceGameEnv(AECEnv):
             seen_by = None if public else game.chance_seen_by(state)
             roll = self._dice.roll(k)
             before, state = state, game.apply_chance(state, roll)
-            self.history.append(("chance", roll, seen_by))
-            rolls.append((roll, seen_by))
+            event = ("chance", roll, seen_by)
+            self.history.append(event)
+            rolls.append(event)
             if seen_by is not None:
                 hidden = True
             if not self._logging:
@@ -280,7 +281,7 @@ class DiceGameEnv(AECEnv):
         state = self.game_state
         agents = self.agents
         if not hidden:
-            shared = {"action": text, "actor": actor, "dice": [roll for roll, _ in rolls]}
+            shared = {"action": text, "actor": actor, "dice": [event[1] for event in rolls]}
             self.infos = dict.fromkeys(agents, shared)
         else:
             self.infos = {
@@ -289,7 +290,7 @@ class DiceGameEnv(AECEnv):
                     "actor": actor,
                     "dice": [
                         roll if seen_by is None or self._seat[a] in seen_by else None
-                        for roll, seen_by in rolls
+                        for _, roll, seen_by in rolls
                     ],
                 }
                 for a in agents
@@ -302,7 +303,7 @@ class DiceGameEnv(AECEnv):
             if actor is None:  # over before anyone acted (a game of chance only)
                 self.agent_selection = agents[0]
             return
-        self.rewards = dict.fromkeys(agents, 0.0)
+        # self.rewards stays as reset left it, all zeros: nothing is paid before the end (C-3).
         if self.max_cycles is not None and self._num_actions_taken >= self.max_cycles * game.num_players:
             self.truncations = dict.fromkeys(agents, True)
             self._last_lines.append(f"truncated after {self._num_actions_taken} actions")

@@ -204,19 +204,10 @@ class Game(base.Game):
         totals = list(state.totals)
         totals[seat] += points
         turn = state.turn + 1
-        state = State(
-            totals=tuple(totals),
-            totals_before_round=state.totals_before_round,
-            round_order=state.round_order,
-            turn=turn,
-            starter_rolls=rolls if state.turn == 0 else state.starter_rolls,
-            rolls=0,
-            remaining=(),
-            to_roll=NUM_DICE,
-            winners=None,
-            round=state.round,
-            last_turn=(seat, points),
-        )
+        starter_rolls = rolls if state.turn == 0 else state.starter_rolls
+        # Positional, in State's field order: this runs at the end of every turn.
+        state = _make((tuple(totals), state.totals_before_round, state.round_order, turn, starter_rolls,
+                       0, (), NUM_DICE, None, state.round, (seat, points)))  # fmt: skip
         if turn < len(state.round_order):  # SY-2: the next player of this round
             return state
         return self._end_round(state)
