@@ -60,13 +60,14 @@ class Game(abc.ABC):
         """Per-seat public standing: points or lives."""
 
     # -- chance ------------------------------------------------------------------------------
-    @abc.abstractmethod
+    # Likewise the three games keep ``state.to_roll``, the dice to roll now.
     def num_dice_to_roll(self, state) -> int:
         """How many dice must be rolled now; 0 at a decision or a terminal state."""
+        return state.to_roll
 
     def is_chance(self, state) -> bool:
         """Whether dice must be rolled before anyone acts."""
-        return self.num_dice_to_roll(state) > 0
+        return state.to_roll > 0
 
     def chance_outcomes(self, state) -> tuple[tuple[dice_mod.Dice, Fraction], ...]:
         """Exact outcomes at a chance state: ``((sorted dice, Fraction), ...)`` summing to 1."""

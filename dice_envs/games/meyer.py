@@ -355,9 +355,6 @@ class Game(base.Game):
         )
 
     # -- chance -----------------------------------------------------------------------------
-    def num_dice_to_roll(self, state: State) -> int:
-        return state.to_roll
-
     def chance_seen_by(self, state: State) -> tuple[int, ...] | None:
         """The roller sees a normal roll; nobody sees the blind reroll (ME-3, ME-5)."""
         if state.to_roll == 0:

@@ -157,12 +157,6 @@ class Game(base.Game):
         return self.max_rolls if state.turn == 0 else state.starter_rolls
 
     # -- chance -----------------------------------------------------------------------------
-    def num_dice_to_roll(self, state: State) -> int:
-        return state.to_roll
-
-    def is_chance(self, state: State) -> bool:
-        return state.to_roll > 0
-
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
