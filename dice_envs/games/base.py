@@ -29,7 +29,9 @@ class Game(abc.ABC):
     """Base class of the three rules engines.
 
     Subclasses set ``name``, ``num_players``, ``num_actions``, ``observation_low`` and
-    ``observation_high`` in ``__init__`` and implement the abstract methods.
+    ``observation_high`` in ``__init__`` and implement the abstract methods. Their states carry
+    ``winners`` (``None`` until the game is over) and ``to_roll`` (dice to roll now), from which
+    this class answers ``is_terminal``, ``returns``, ``num_dice_to_roll`` and ``is_chance``.
     """
 
     name: str
