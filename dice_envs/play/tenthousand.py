@@ -11,8 +11,6 @@ The loop also takes the rule book's strings, ``keep 15 roll`` and ``keep 15 bank
 
 from __future__ import annotations
 
-from itertools import product
-
 from dice_envs import dice as dice_mod
 from dice_envs.games import tenthousand as tt
 
@@ -34,14 +32,13 @@ def _name(sel) -> str:
 
 def _largest_selection(game: tt.Game, dice) -> tuple[int, ...]:
     """The most dice of ``dice`` that can be set aside together (their best value on a tie)."""
-    best: tuple[int, ...] = ()
-    counts = dice_mod.face_counts(dice)
-    for sub in product(*(range(c + 1) for c in counts)):
-        sel = tuple(f for f in dice_mod.FACES for _ in range(sub[f - 1]))
-        value = game.score(sel) if sel else None
-        if value is not None and (len(sel), value) > (len(best), game.score(best) or 0):
-            best = sel
-    return best
+    return max(game.selections(dice), key=lambda sv: (len(sv[0]), sv[1]), default=((), 0))[0]
+
+
+def _bank_refusal_now(game: tt.Game, state: tt.State) -> str:
+    """Why no bank is open: the refusal for the most valuable keep."""
+    best = max(game.selections(state.roll), key=lambda sv: sv[1])[0]
+    return game.bank_refusal(state, best)
 
 
 def describe(game: tt.Game, state: tt.State, seat: int) -> str:
@@ -63,8 +60,7 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     if banks:
         lines.append("  You may bank after keeping: " + ", ".join(banks))
     else:
-        best = max(game.selections(roll), key=lambda sv: sv[1])[0]
-        lines.append(f"  No bank yet: {game.bank_refusal(state, best)}")
+        lines.append(f"  No bank yet: {_bank_refusal_now(game, state)}")
     if state.pending and game.confirm_combinations:
         lines.append("  Your last combination still needs a single 1 or 5 to confirm it (TT-9c).")
     lines.append("  " + HELP)
@@ -122,8 +118,7 @@ def parse(game: tt.Game, state: tt.State, text: str) -> int:
             raise ValueError("which dice do you keep? " + HELP)
         banks = [(value, sel) for sel, value in game.selections(roll) if game.bank_refusal(state, sel) is None]
         if not banks:
-            best = max(game.selections(roll), key=lambda sv: sv[1])[0]
-            raise ValueError(f"you cannot bank now: {game.bank_refusal(state, best)}")
+            raise ValueError(f"you cannot bank now: {_bank_refusal_now(game, state)}")
         return tt.encode_action(max(banks)[1], True)
     bad = sorted({c for c in faces if c not in "123456"})
     if bad:
