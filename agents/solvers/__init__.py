@@ -1,0 +1,9 @@
+"""Exact solvers of the three games; the policies they produce are agents.
+
+* :mod:`agents.solvers.syvere`: the turn that minimises Syvere's expected score (agent ``optimal``).
+* :mod:`agents.solvers.tenthousand`: the turn that maximises 10 000's expected bank (``optimal``).
+* :mod:`agents.solvers.tenthousand_win`: two-player 10 000, best win probability (``winprob``).
+* :mod:`agents.solvers.meyer`: two-player Meyer in equilibrium, with lives (``equilibrium``).
+
+Tables are cached on disk by :mod:`agents.solvers.cache`.
+"""
