@@ -53,17 +53,34 @@ from dice_envs.games.base import Game, check_int
 ILLEGAL_ACTION_REWARD = -1.0
 
 
-def check_options(game_class: type[Game], options: dict) -> dict:
-    """Raise ``ValueError`` naming any option the game does not have, and the ones it has."""
+def check_options(game_class: type[Game], options: dict, extras: tuple[str, ...] = ("render_mode", "max_cycles")) -> dict:
+    """Raise ``ValueError`` naming any option the game does not have, and the ones the caller takes.
+
+    Args:
+        game_class: the rules engine whose options are checked.
+        options: the keyword options given (``num_players`` among them).
+        extras: the names the caller accepts besides the game's own options, listed in the message
+            after them: the env takes ``render_mode`` and ``max_cycles``; a caller that takes no
+            such names (terminal play, matches) passes ``()`` so the message does not offer them.
+
+    Returns:
+        ``options`` unchanged.
+
+    Raises:
+        ValueError: an option that is neither the game's nor in ``extras``.
+    """
     params = inspect.signature(game_class.__init__).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return options  # the engine takes **options and checks the names itself
-    known = [name for name in params if name != "self"]
-    unknown = [name for name in options if name not in known]
+    known = [name for name, p in params.items() if name != "self" and p.kind is not p.VAR_KEYWORD]
+    takes_more = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    if takes_more and hasattr(game_class, "option_names"):
+        known += [name for name in game_class.option_names() if name not in known]
+    elif takes_more:  # an engine that checks its **options itself and cannot list them
+        return options
+    unknown = [name for name in options if name not in known and name not in extras]
     if unknown:
         raise ValueError(
             f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for "
-            f"{game_class.name}; options are: {', '.join(known)}, render_mode, max_cycles"
+            f"{game_class.name}; options are: {', '.join([*known, *extras])}"
         )
     return options
 

@@ -317,6 +317,14 @@ class Game(base.Game):
 
     name = "tenthousand"
 
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """Every keyword option the engine takes (those of ``__init__`` and the preset tables)."""
+        names = ["num_players", "preset", "first_starter"]
+        for table in PRESETS.values():
+            names += [name for name in table if name not in names]
+        return names
+
     def __init__(self, num_players: int = 2, preset: str = "dk", first_starter: int = 0, **options):
         self.num_players = base.check_num_players(num_players)
         self.preset = base.check_choice("preset", preset, tuple(PRESETS))
