@@ -1,20 +1,83 @@
-"""The agent protocol: act from an observation and an action mask.
+"""The agent protocol: a policy over the legal actions, from an observation and an action mask.
 
 Every agent is built as ``AgentClass(game, seed=None, **params)`` where ``game`` is the rules
 engine of the env it plays in (``env.unwrapped.game``), so that an agent can read the layout of the
 game's observation vector. It acts only from what the env gives the player — the observation and
 the action mask — never from the hidden state.
-"""
 
-from __future__ import annotations
+An agent is a policy, and says so in two ways that always agree:
+
+* :meth:`Agent.action_probabilities` gives the whole distribution over the action space
+  (float64, length ``game.num_actions``, summing to 1, exactly 0 on masked actions), computed,
+  never estimated: exploitability and tournaments read it;
+* :meth:`Agent.act` draws one action from that distribution with the agent's own generator
+  ``self.rng`` — or, for a deterministic agent (probability 1 on one action), returns that action
+  without touching the generator.
+
+Every parameter of an agent's ``__init__`` after ``game`` and ``seed`` carries a type annotation
+(``int``, ``float``, ``bool``, ``Fraction``, ``tuple[int, ...]`` or ``str``): the SPEC parser
+(``agents.spec``) reads them to turn ``NAME:KEY=VALUE`` text into arguments. The agent modules do
+not use ``from __future__ import annotations``, so the annotations are the types themselves.
+
+Example:
+    >>> import numpy as np
+    >>> from dice_envs.games import syvere
+    >>> agent = RandomAgent(syvere.Game(), seed=0)
+    >>> agent.action_probabilities(None, np.array([1, 1], dtype=np.int8))
+    array([0.5, 0.5])
+    >>> agent.act(None, np.array([0, 1], dtype=np.int8))
+    1
+"""
 
 import numpy as np
 
 from dice_envs.games.base import Game
 
 
+def legal_of(action_mask: np.ndarray, who: str) -> np.ndarray:
+    """The legal action ids of a mask; ``ValueError`` naming ``who`` if there is none."""
+    legal = np.flatnonzero(action_mask)
+    if len(legal) == 0:
+        raise ValueError(f"{who}: the action mask has no legal action")
+    return legal
+
+
+def one_hot(num_actions: int, action: int) -> np.ndarray:
+    """The distribution that puts probability 1 on ``action``."""
+    probabilities = np.zeros(num_actions, dtype=np.float64)
+    probabilities[action] = 1.0
+    return probabilities
+
+
+def sample_action(rng: np.random.Generator, probabilities: np.ndarray) -> int:
+    """One action drawn from ``probabilities`` with one uniform number from ``rng``.
+
+    Inverse-CDF sampling over the actions of positive probability only, so that rounding in the
+    cumulative sum can never land on an action of probability 0.
+
+    Args:
+        rng: the generator to draw from.
+        probabilities: a distribution over the action space (non-negative, summing to 1).
+
+    Returns:
+        The action id drawn.
+    """
+    support = np.flatnonzero(probabilities > 0)
+    if len(support) == 0:
+        raise ValueError("sample_action: the distribution has no action of positive probability")
+    if len(support) == 1:
+        return int(support[0])
+    cdf = np.cumsum(probabilities[support])
+    i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+    return int(support[min(i, len(support) - 1)])
+
+
 class Agent:
     """Base class of all agents.
+
+    Subclasses implement :meth:`action_probabilities`; the default :meth:`act` samples from it.
+    A subclass may override :meth:`act` with a faster path, provided it draws from exactly the
+    same distribution (deterministic agents: see :class:`DeterministicAgent`).
 
     Args:
         game: the engine of the env the agent plays in.
@@ -33,21 +96,68 @@ class Agent:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Choose a legal action id (``action_mask[a] == 1``)."""
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The agent's policy at this observation.
+
+        Args:
+            observation: the player's observation vector.
+            action_mask: 1 for the legal actions, 0 for the others (length ``game.num_actions``).
+
+        Returns:
+            float64 probabilities of length ``game.num_actions``, summing to 1, exactly 0 where
+            ``action_mask`` is 0.
+        """
         raise NotImplementedError
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Choose a legal action id (``action_mask[a] == 1``): a draw from
+        :meth:`action_probabilities` with ``self.rng``."""
+        return sample_action(self.rng, self.action_probabilities(observation, action_mask))
+
+    def check_mask(self, action_mask: np.ndarray) -> None:
+        """``ValueError`` unless the mask has one entry per action and a legal action."""
+        if np.shape(action_mask) != (self.game.num_actions,):
+            raise ValueError(
+                f"{type(self).__name__}: the action mask must have shape ({self.game.num_actions},), "
+                f"got {np.shape(action_mask)}"
+            )
+        legal_of(action_mask, type(self).__name__)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
 
+class DeterministicAgent(Agent):
+    """An agent that puts probability 1 on one action in every situation.
+
+    Subclasses implement :meth:`act` (without using ``self.rng``); :meth:`action_probabilities`
+    is the one-hot distribution of the action it returns, so the two agree by construction.
+    """
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        self.check_mask(action_mask)
+        return one_hot(self.game.num_actions, self.act(observation, action_mask))
+
+
 class RandomAgent(Agent):
-    """Uniformly random legal actions."""
+    """Uniformly random legal actions.
+
+    :meth:`act` draws a uniform index into the legal actions directly (one generator call, the
+    fastest draw from the uniform distribution that :meth:`action_probabilities` returns).
+    """
 
     name = "random"
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        self.check_mask(action_mask)
         legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        probabilities = np.zeros(self.game.num_actions, dtype=np.float64)
+        probabilities[legal] = 1.0 / len(legal)
+        return probabilities
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_of(action_mask, "RandomAgent.act")
         return int(legal[self.rng.integers(len(legal))])
