@@ -1,15 +1,20 @@
 """Syvere agents: a stop-threshold heuristic."""
 
-from __future__ import annotations
-
 import numpy as np
 
-from agents.base import Agent
+from agents.base import DeterministicAgent, legal_of
 from dice_envs.games import syvere
 
 
-class SyvereHeuristic(Agent):
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+class SyvereHeuristic(DeterministicAgent):
     """Stop when the dice left are low enough for the rolls left (SY-4, SY-6).
+
+    Deterministic: :meth:`action_probabilities` puts probability 1 on the action :meth:`act`
+    returns.
 
     After a roll the agent knows the sum of the remaining dice (what the turn scores if it stops)
     and how many rolls the round's limit still allows. It stops when that sum is at most
@@ -28,11 +33,22 @@ class SyvereHeuristic(Agent):
 
     name = "heuristic"
 
-    def __init__(self, game, seed=None, stop_at=(7, 4), starter_margin=1):
+    def __init__(
+        self,
+        game: syvere.Game,
+        seed: int | None = None,
+        stop_at: tuple[int, ...] = (7, 4),
+        starter_margin: int = 1,
+    ):
         super().__init__(game, seed)
         if not isinstance(game, syvere.Game):
-            raise ValueError(f"SyvereHeuristic plays syvere, not {game.name}")
-        self.stop_at = tuple(stop_at)
+            raise ValueError(f"SyvereHeuristic plays syvere, not {getattr(game, 'name', game)!r}")
+        stop_at = tuple(stop_at) if isinstance(stop_at, (tuple, list, np.ndarray)) else (stop_at,)
+        if not stop_at or not all(_is_number(x) for x in stop_at):
+            raise ValueError(f"stop_at must be one or more numbers (for 1, 2, ... rolls left), got {stop_at!r}")
+        if not _is_number(starter_margin):
+            raise ValueError(f"starter_margin must be a number, got {starter_margin!r}")
+        self.stop_at = stop_at
         self.starter_margin = starter_margin
         n = game.num_players
         self._k = 3 * n  # start of the turn block in the observation (see syvere_v0)
@@ -47,5 +63,5 @@ class SyvereHeuristic(Agent):
             threshold += self.starter_margin
         action = syvere.STOP if remaining_sum <= threshold else syvere.ROLL
         if not action_mask[action]:
-            return int(np.flatnonzero(action_mask)[0])
+            return int(legal_of(action_mask, "SyvereHeuristic.act")[0])
         return action

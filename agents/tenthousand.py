@@ -4,23 +4,24 @@ Both read the observation through the layout documented in :mod:`dice_envs.tenth
 (totals own first at 0..N-1, the turn block from 4N: turn total, dice in play, the roll by face,
 pending confirmation, end phase, turns left) and list the roll's selections with the engine's
 public enumerator ``game.selections(roll)``. The action mask says which banks are allowed.
-"""
 
-from __future__ import annotations
+Both are deterministic (ties are broken by a fixed order, never at random): their
+``action_probabilities`` put probability 1 on the action ``act`` returns.
+"""
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import DeterministicAgent
 from dice_envs.games import tenthousand as tt
 
 
-class _TenThousandAgent(Agent):
+class _TenThousandAgent(DeterministicAgent):
     """Shared decoding of the observation and the options of the current roll."""
 
-    def __init__(self, game, seed=None):
+    def __init__(self, game: tt.Game, seed: int | None = None):
         super().__init__(game, seed)
         if not isinstance(game, tt.Game):
-            raise ValueError(f"{type(self).__name__} plays tenthousand, not {game.name}")
+            raise ValueError(f"{type(self).__name__} plays tenthousand, not {getattr(game, 'name', game)!r}")
         self._n = game.num_players
         self._k = 4 * game.num_players  # start of the turn block
 
@@ -86,14 +87,19 @@ class ThresholdAgent(_TenThousandAgent):
 
     def __init__(
         self,
-        game,
-        seed=None,
-        stop_at=(0, 300, 300, 1000, 2500, 4000),
-        keep_bonus=(0, 0, 100, 200, 300, 600),
+        game: tt.Game,
+        seed: int | None = None,
+        stop_at: tuple[int, ...] = (0, 300, 300, 1000, 2500, 4000),
+        keep_bonus: tuple[int, ...] = (0, 0, 100, 200, 300, 600),
     ):
         super().__init__(game, seed)
         for name, table in (("stop_at", stop_at), ("keep_bonus", keep_bonus)):
-            if len(tuple(table)) != tt.NUM_DICE:
+            table = tuple(table) if isinstance(table, (tuple, list, np.ndarray)) else (table,)
+            numbers = all(
+                isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+                for x in table
+            )
+            if len(table) != tt.NUM_DICE or not numbers:
                 raise ValueError(f"{name} must give 6 numbers (for 1..6 dice left), got {table!r}")
         self.stop_at = tuple(stop_at)
         self.keep_bonus = tuple(keep_bonus)
