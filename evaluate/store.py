@@ -1,0 +1,322 @@
+"""The results store: one SQLite file per tournament setting (a game and its options).
+
+One row per game, keyed by (seed, dice mode, table, deal, rotation) with a ``UNIQUE`` constraint,
+holding the seats, the returns, the winners, the final scores and the game's log (rolls and
+actions, enough to replay it with the engine). Why it is safe to stop and to share:
+
+* **Killed midway.** Games are written in small batches, each in one transaction: a SIGKILL loses
+  at most the batch being written, never a written game, and a half-written batch is rolled back
+  by SQLite on the next open.
+* **Re-runs.** :meth:`ResultStore.existing_keys` tells the runner which games are already there;
+  only the others are played. ``INSERT OR IGNORE`` on the unique key means a game written twice
+  (two runs at once on the same file) is kept once.
+* **Two runs at once.** WAL journal mode (readers never block the writer) and a busy timeout, so
+  the second writer waits for the first instead of failing.
+* **The wrong file.** A path that is not a SQLite file, or a SQLite file without this store's
+  ``meta`` table, or one written for another game, other options or another env version, is
+  refused with a ``ValueError`` before anything is written: it is opened read-only to be checked.
+
+Example:
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "results.sqlite")
+    >>> store = ResultStore.open(path, "syvere", "dice/syvere-v0", {"num_players": 2}, create=True)
+    >>> store.count()
+    0
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from typing import Iterable, Sequence
+
+FORMAT = "dice-envs tournament results"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 60_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agents (
+    label TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    fingerprint TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    seed INTEGER NOT NULL,
+    dice TEXT NOT NULL,
+    table_key TEXT NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    returns TEXT NOT NULL,
+    winners TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    num_actions INTEGER NOT NULL,
+    log TEXT NOT NULL,
+    created REAL NOT NULL,
+    UNIQUE (seed, dice, table_key, deal, rotation)
+);
+"""
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _check_existing(path: str, expected: dict[str, str]) -> None:
+    """Refuse a file that is not a results store of this setting, touching nothing."""
+    uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    what = f"--db {path}"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise ValueError(f"{what}: cannot open it ({exc})") from None
+    try:
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"{what} is not a dice-envs results database (not an SQLite file: {exc})") from None
+        if "meta" not in tables or "games" not in tables:
+            raise ValueError(
+                f"{what} is not a dice-envs results database (an SQLite file without its tables); "
+                "give a new path or a results database"
+            )
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{what} is not a dice-envs results database ({exc})") from None
+    finally:
+        conn.close()
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{what} is not a dice-envs results database (format {meta.get('format')!r})")
+    for key in ("schema_version", "game", "env_id", "options"):
+        if meta.get(key) != expected[key]:
+            raise ValueError(
+                f"{what} holds results of another setting: its {key} is {meta.get(key)}, this run's is "
+                f"{expected[key]}; give another --db (a file holds one game with one set of options)"
+            )
+
+
+class ResultStore:
+    """A results store on one SQLite file (see the module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str):
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str, game: str, env_id: str, options: dict, create: bool = True) -> "ResultStore":
+        """Open (or create) the store of ``game`` with ``options`` at ``path``.
+
+        Args:
+            path: the SQLite file.
+            game: the game's short name.
+            env_id: its env's registry id, version included (a new version plays other games).
+            options: the engine's effective options (``evaluate.tournament.effective_options``).
+            create: create the file if it does not exist.
+
+        Raises:
+            ValueError: the file is not a results store, or holds another setting; it is left as
+                it was.
+        """
+        expected = {
+            "format": FORMAT,
+            "schema_version": str(SCHEMA_VERSION),
+            "game": game,
+            "env_id": env_id,
+            "options": _dumps(options),
+        }
+        exists = os.path.exists(path)
+        if os.path.isdir(path):
+            raise ValueError(f"--db {path} is a directory; give a file path")
+        if exists:
+            _check_existing(path, expected)
+        elif not create:
+            raise ValueError(f"--db {path} does not exist")
+        else:
+            parent = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(parent):
+                os.makedirs(parent, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            # Two runs creating the same new file: the first to take the write lock makes the
+            # tables and the meta rows; the other then finds them and checks them.
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", expected.items())
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except BaseException:
+            conn.close()
+            raise
+        for key, value in expected.items():
+            if meta.get(key) != value:
+                conn.close()
+                raise ValueError(f"--db {path}: another run wrote {key}={meta.get(key)} into it at the same time")
+        return cls(conn, path)
+
+    @classmethod
+    def open_existing(cls, path: str) -> "ResultStore":
+        """Open a store to read it (``replay``, reports), whatever its setting."""
+        if not os.path.isfile(path):
+            raise ValueError(f"{path}: no such results database")
+        uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            conn.execute("SELECT id FROM games LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise ValueError(f"{path} is not a dice-envs results database ({exc})") from None
+        if meta.get("format") != FORMAT:
+            conn.close()
+            raise ValueError(f"{path} is not a dice-envs results database")
+        return cls(conn, path)
+
+    # -- reading ----------------------------------------------------------------------------
+    def meta(self) -> dict:
+        """The store's setting: ``game``, ``env_id``, ``options`` (a dict) and the format."""
+        meta = dict(self.conn.execute("SELECT key, value FROM meta"))
+        meta["options"] = json.loads(meta["options"])
+        return meta
+
+    def count(self) -> int:
+        """How many games the store holds."""
+        return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def agents(self) -> dict[str, tuple[str, str | None]]:
+        """label -> (spec, fingerprint) of every entrant that ever played in this store."""
+        return {label: (spec, fp) for label, spec, fp in self.conn.execute("SELECT label, spec, fingerprint FROM agents")}
+
+    def existing_keys(self, seed: int, dice: str) -> set[tuple]:
+        """The keys (as ``GameTask.key``) of the stored games with this seed and dice mode."""
+        rows = self.conn.execute(
+            "SELECT seed, dice, table_key, deal, rotation FROM games WHERE seed = ? AND dice = ?", (seed, dice)
+        )
+        return {tuple(row) for row in rows}
+
+    def records(self, tasks: Sequence) -> dict[tuple, "object"]:
+        """The stored games of these tasks, as ``GameRecord``s keyed by ``task.key``."""
+        from evaluate.tournament import GameRecord
+
+        wanted = {task.key: task for task in tasks}
+        seeds_dice = {(task.seed, task.dice) for task in tasks}
+        result = {}
+        for seed, dice in seeds_dice:
+            rows = self.conn.execute(
+                "SELECT seed, dice, table_key, deal, rotation, returns, winners, scores, log, num_actions "
+                "FROM games WHERE seed = ? AND dice = ?",
+                (seed, dice),
+            )
+            for row in rows:
+                key = tuple(row[:5])
+                task = wanted.get(key)
+                if task is None:
+                    continue
+                returns, winners, scores, log = (json.loads(x) for x in row[5:9])
+                result[key] = GameRecord(task, tuple(returns), tuple(winners), tuple(scores), log, row[9])
+        return result
+
+    def game(self, game_id: int) -> dict:
+        """One stored game by its id, with its columns decoded."""
+        row = self.conn.execute(
+            "SELECT id, seed, dice, table_key, deal, rotation, seats, returns, winners, scores, num_actions, log "
+            "FROM games WHERE id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            total = self.count()
+            raise ValueError(f"no game with id {game_id} in {self.path} (it holds {total} games, ids from 1)")
+        names = ("id", "seed", "dice", "table_key", "deal", "rotation", "seats", "returns", "winners", "scores",
+                 "num_actions", "log")  # fmt: skip
+        game = dict(zip(names, row))
+        for key in ("seats", "returns", "winners", "scores", "log"):
+            game[key] = json.loads(game[key])
+        return game
+
+    def game_id(self, key: tuple) -> int | None:
+        """The id of the stored game with this key, if any."""
+        row = self.conn.execute(
+            "SELECT id FROM games WHERE seed = ? AND dice = ? AND table_key = ? AND deal = ? AND rotation = ?", key
+        ).fetchone()
+        return None if row is None else row[0]
+
+    # -- writing ----------------------------------------------------------------------------
+    def register_agents(self, agents: dict[str, tuple[str, str | None]]) -> None:
+        """Record label -> (spec, fingerprint); refuse a label that stands for another agent.
+
+        Raises:
+            ValueError: a label already stored with another SPEC or another checkpoint file.
+        """
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            stored = self.agents()
+            for label, (spec, fp) in agents.items():
+                if label in stored:
+                    old_spec, old_fp = stored[label]
+                    same = (fp == old_fp) if (fp or old_fp) else ("".join(spec.split()) == "".join(old_spec.split()))
+                    if not same:
+                        what = "checkpoint files" if (fp or old_fp) else f"SPEC {old_spec!r}"
+                        raise ValueError(
+                            f"--db {self.path}: the label {label!r} stands for other {what} there than "
+                            f"{spec!r}; give another --db for a changed agent"
+                        )
+                else:
+                    self.conn.execute(
+                        "INSERT INTO agents (label, spec, fingerprint) VALUES (?, ?, ?)", (label, spec, fp)
+                    )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def add(self, records: Iterable) -> int:
+        """Write finished games in one transaction; games already stored are kept as they are.
+
+        Returns:
+            How many rows were new.
+        """
+        now = time.time()
+        rows = [
+            (
+                *r.task.key,
+                _dumps(list(r.seats)),
+                _dumps(list(r.returns)),
+                _dumps(list(r.winners)),
+                _dumps(list(r.scores)),
+                r.num_actions,
+                json.dumps(r.log, separators=(",", ":")),
+                now,
+            )
+            for r in records
+        ]
+        if not rows:
+            return 0
+        before = self.conn.total_changes
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO games (seed, dice, table_key, deal, rotation, seats, returns, winners, "
+                "scores, num_actions, log, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return self.conn.total_changes - before
+
+    def close(self) -> None:
+        self.conn.close()

@@ -1,0 +1,762 @@
+"""Tournaments: every entrant against every other, seats balanced, common dice, results kept.
+
+A tournament is fixed by its game and options, its entrants (SPECs, see ``agents.spec``), the number
+of deals ``games`` and a ``seed``. :func:`schedule` lays out its games, :func:`play_game` plays one
+on the rules engine directly, and :func:`run_tournament` plays the ones a results store does not
+hold yet, across processes, and returns every game of the tournament.
+
+Formats (CONTRACTS.md, "Tournaments and common dice"):
+
+* **Tables.** A table is a set of ``num_players`` entrants; every such set of the entrants is a
+  table (for two-player games: every pair). Every pair of entrants therefore meets in the same
+  number of tables, and adding an entrant adds only the tables it sits at: the old tables keep their
+  games.
+* **Seats.** A table's entrants are listed in label order; deal ``d`` of a table is played in each of
+  the ``num_players`` cyclic rotations ``r``, entrant ``i`` of the table sitting at seat
+  ``(i + r) % num_players``. Every entrant therefore sits in every seat of every table exactly
+  ``games`` times, and ``--games N`` means N deals per table, ``N * num_players`` games.
+* **Common dice.** A roll's faces are a function of (seed, table, deal, turn number, roll number
+  within the turn) only, not drawn from one stream: the rotations of a deal meet the same dice at
+  the same moment of the game (turn 3's second roll is the same in every rotation) and meet them
+  again at the next turn even after the games' courses diverged. With ``dice="independent"`` the
+  rotation joins the key, which gives independent games (for measuring what common dice gain).
+* **Agents** are reset before every game with a seed keyed by (seed, table, deal, entrant label):
+  results depend neither on the number of worker processes nor on the order games are played in.
+
+Example:
+    >>> from evaluate.tournament import schedule
+    >>> tasks = schedule(["a", "b", "c"], num_players=2, games=1, seed=0)
+    >>> [(t.table, t.rotation, t.seats) for t in tasks][:2]
+    [(('a', 'b'), 0, ('a', 'b')), (('a', 'b'), 1, ('b', 'a'))]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from dice_envs import dice as dice_mod
+
+DICE_MODES = ("common", "independent")
+
+
+# -- entrants -----------------------------------------------------------------------------------
+def _looks_like_path(spec: str) -> bool:
+    return os.sep in spec or "/" in spec or spec.endswith(".safetensors") or os.path.exists(spec)
+
+
+def base_label(spec: str) -> str:
+    """A readable label for one SPEC: the SPEC itself without spaces, a checkpoint by its directory.
+
+    >>> base_label("bluffer: lie_probability=0.3")
+    'bluffer:lie_probability=0.3'
+    >>> base_label("runs/syvere-ppo/checkpoint/policy.safetensors")
+    'checkpoint'
+    """
+    spec = spec.strip()
+    if _looks_like_path(spec):
+        path = spec.rstrip("/\\")
+        if path.endswith(".safetensors"):
+            path = os.path.dirname(path) or "."
+        return os.path.basename(os.path.abspath(path))
+    return "".join(spec.split())
+
+
+def make_labels(specs: Sequence[str]) -> list[str]:
+    """Unique, readable labels for the entrants, in the order given.
+
+    A SPEC given twice is two entrants: the second is labelled ``NAME#2``, the third ``NAME#3``.
+
+    >>> make_labels(["random", "honest", "random"])
+    ['random', 'honest', 'random#2']
+    """
+    labels: list[str] = []
+    for spec in specs:
+        if not isinstance(spec, str) or not spec.strip():
+            raise ValueError(f"an agent SPEC is a non-empty string, got {spec!r}")
+        label = base_label(spec)
+        if label in labels:
+            k = 2
+            while f"{label}#{k}" in labels:
+                k += 1
+            label = f"{label}#{k}"
+        labels.append(label)
+    return labels
+
+
+def spec_fingerprint(spec: str) -> str | None:
+    """SHA-256 of a checkpoint's files if ``spec`` is a path, else ``None``.
+
+    A results store keeps it beside the label, so that a retrained checkpoint at the same path is
+    not mistaken for the one whose games are stored.
+    """
+    spec = spec.strip()
+    if not _looks_like_path(spec):
+        return None
+    path = spec[: -len("policy.safetensors")] if spec.endswith("policy.safetensors") else spec
+    path = path if os.path.isdir(path) else os.path.dirname(path)
+    files = [os.path.join(path, name) for name in ("policy.safetensors", "policy.json")]
+    files = [f for f in files if os.path.isfile(f)] or ([spec] if os.path.isfile(spec) else [])
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for name in files:
+        with open(name, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+# -- games and options --------------------------------------------------------------------------
+def game_class(game_name: str):
+    """The rules engine class of a game, by short name (``"syvere"``)."""
+    from dice_envs.registry import env_module
+
+    return env_module(game_name).raw_env.game_class
+
+
+def env_id(game_name: str) -> str:
+    """The registry id of a game's env (its version included), by short name."""
+    from dice_envs import registry
+
+    module = registry.env_module(game_name).__name__
+    return next(full for full, mod in registry.ENVS.items() if mod == module)
+
+
+def _jsonable(value):
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def effective_options(game_name: str, game) -> dict:
+    """The options a built engine plays by, every one of them, JSON-able and sorted by name.
+
+    Two option dicts that build the same game (``{}`` and ``{"num_players": 2}``) give the same
+    result, which is what a results store compares.
+    """
+    from dice_envs.options import option_types
+
+    result = {}
+    for name in option_types(game_name):
+        if hasattr(game, name):
+            result[name] = _jsonable(getattr(game, name))
+    return dict(sorted(result.items()))
+
+
+def default_num_players(game_name: str) -> int:
+    """The game's default table size (its engine's default ``num_players``)."""
+    from dice_envs.options import option_defaults
+
+    return int(option_defaults(game_name).get("num_players", 2))
+
+
+def build_game(game_name: str, options: dict | None):
+    """The engine of ``game_name`` built from ``options`` (``ValueError`` naming a bad one)."""
+    options = dict(options or {})
+    for name in ("max_cycles", "render_mode"):
+        if name in options:
+            raise ValueError(f"{name} is not an option of a tournament: its games are played to the end, unseen")
+    return game_class(game_name)(**options)
+
+
+# -- schedule -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameTask:
+    """One game of a tournament.
+
+    Attributes:
+        seed: the tournament's seed.
+        table: the table's entrants, in label order.
+        deal: the deal, 0..games-1.
+        rotation: entrant ``i`` of ``table`` sits at seat ``(i + rotation) % len(table)``.
+        dice: ``"common"`` or ``"independent"``.
+    """
+
+    seed: int
+    table: tuple[str, ...]
+    deal: int
+    rotation: int
+    dice: str = "common"
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The entrants' labels in seat order."""
+        n = len(self.table)
+        return tuple(self.table[(s - self.rotation) % n] for s in range(n))
+
+    @property
+    def table_key(self) -> str:
+        """The table as one string (labels joined by ``|``), as the store keeps it."""
+        return "|".join(self.table)
+
+    @property
+    def key(self) -> tuple:
+        """What identifies the game in a results store."""
+        return (self.seed, self.dice, self.table_key, self.deal, self.rotation)
+
+
+def tables(labels: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
+    """Every set of ``num_players`` entrants, each in label order, the sets in label order."""
+    if num_players < 2:
+        raise ValueError(f"a table has at least 2 seats, got num_players={num_players}")
+    if len(labels) < num_players:
+        raise ValueError(
+            f"{len(labels)} entrant{'s' if len(labels) != 1 else ''} for tables of {num_players}: "
+            f"give at least {num_players} agents (a SPEC may be given twice)"
+        )
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"entrant labels must be unique, got {list(labels)}")
+    return list(itertools.combinations(sorted(labels), num_players))
+
+
+def schedule(
+    labels: Sequence[str], num_players: int, games: int, seed: int, dice: str = "common"
+) -> list[GameTask]:
+    """Every game of a tournament: each table, each deal, each rotation of the seats.
+
+    Args:
+        labels: the entrants' unique labels.
+        num_players: seats per table.
+        games: deals per table; every deal is played in all ``num_players`` rotations.
+        seed: the tournament seed.
+        dice: ``"common"`` (the rotations of a deal share their dice) or ``"independent"``.
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"--games (deals per table) must be a whole number >= 1, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"--seed must be a whole number >= 0, got {seed!r}")
+    if dice not in DICE_MODES:
+        raise ValueError(f"dice must be one of {', '.join(DICE_MODES)}, got {dice!r}")
+    return [
+        GameTask(int(seed), table, deal, rotation, dice)
+        for table in tables(labels, num_players)
+        for deal in range(int(games))
+        for rotation in range(num_players)
+    ]
+
+
+# -- keyed randomness ---------------------------------------------------------------------------
+def _hasher(*parts) -> "hashlib._Hash":
+    """A BLAKE2b hasher fed with the parts, unambiguously separated."""
+    h = hashlib.blake2b(digest_size=32)
+    for part in parts:
+        data = str(part).encode()
+        h.update(len(data).to_bytes(4, "little"))
+        h.update(data)
+    return h
+
+
+def keyed_seed(*parts) -> int:
+    """A 63-bit seed that is a function of the parts only (for agents' generators)."""
+    return int.from_bytes(_hasher(*parts).digest()[:8], "little") >> 1
+
+
+class KeyedDice:
+    """Dice of one game as a function of (key, turn number, roll number within the turn).
+
+    The faces of a roll come from BLAKE2b of the key and the moment: bytes below 252 give face
+    ``byte % 6 + 1`` (252 is a multiple of 6, so every face has probability exactly 1/6), larger
+    bytes are skipped. No generator state is carried from roll to roll, which is what lets two
+    games that took different courses meet the same dice again at the next turn.
+    """
+
+    def __init__(self, *key):
+        self._prefix = _hasher(*key)
+
+    def roll(self, k: int, turn: int, roll: int) -> tuple[int, ...]:
+        """The ``k`` dice (sorted) of roll ``roll`` of turn ``turn``."""
+        faces: list[int] = []
+        block = 0
+        while len(faces) < k:
+            h = self._prefix.copy()
+            h.update(f"|{turn}|{roll}|{block}".encode())
+            for byte in h.digest():
+                if byte < 252:
+                    faces.append(byte % 6 + 1)
+                    if len(faces) == k:
+                        break
+            block += 1
+        return tuple(sorted(faces))
+
+
+def turn_marker(game, state):
+    """A value that changes exactly when a new turn begins, read at a chance state.
+
+    Syvere: the round and the position in it; 10 000: the turn counter (hot dice keep the turn);
+    Meyer: the round, the player to roll and the claim to beat (a blind reroll keeps all three,
+    so it is the turn's second roll). Any other engine: the player to roll.
+    """
+    name = game.name
+    if name == "syvere":
+        return (state.round, state.turn)
+    if name == "tenthousand":
+        return state.turn
+    if name == "meyer":
+        return (state.round, state.actor, state.claim)
+    return game.current_player(state)
+
+
+# -- playing one game ---------------------------------------------------------------------------
+@dataclass
+class GameRecord:
+    """The result of one game.
+
+    Attributes:
+        task: what was played.
+        returns: per-seat returns (C-3).
+        winners: the winning seats (all seats for a complete tie).
+        scores: per-seat final standing (points or lives).
+        log: the game as events in order: a string is a roll (its faces, ``"224566"``), an int an
+            action id; with the engine and the options it replays the game exactly.
+        num_actions: decisions taken.
+    """
+
+    task: GameTask
+    returns: tuple[float, ...]
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    log: list
+    num_actions: int
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return self.task.seats
+
+    def win_shares(self) -> tuple[float, ...]:
+        """Per-seat win share: 1/k for each of k winners, 0 for the others."""
+        k = len(self.winners)
+        return tuple(1.0 / k if s in self.winners else 0.0 for s in range(len(self.returns)))
+
+
+def winners_of(returns: Sequence[float]) -> tuple[int, ...]:
+    """C-3: the seats with a positive return; every seat when all returns are 0 (a full tie)."""
+    winners = tuple(s for s, r in enumerate(returns) if r > 0)
+    return winners or tuple(range(len(returns)))
+
+
+def play_game(game, agents: dict, task: GameTask, max_decisions: int = 1_000_000) -> GameRecord:
+    """Play one game on the rules engine, the agents seeing what the PettingZoo env would show.
+
+    Args:
+        game: the rules engine (its ``num_players`` is the table size).
+        agents: label -> agent; the agents of ``task.seats``.
+        task: the game to play.
+        max_decisions: a guard against agents that never finish a game.
+    """
+    seats = task.seats
+    if len(seats) != game.num_players:
+        raise ValueError(f"a table of {len(seats)} for a game of {game.num_players} players")
+    players = [agents[label] for label in seats]
+    for label, agent in zip(task.table, [agents[label] for label in task.table]):
+        agent.reset(seed=keyed_seed("agent", task.seed, task.table_key, task.deal, label))
+    dice_key = ("dice", task.seed, task.table_key, task.deal)
+    if task.dice == "independent":
+        dice_key += (task.rotation,)
+    dice = KeyedDice(*dice_key)
+    num_actions = game.num_actions
+    masks: dict[tuple, np.ndarray] = {}
+    state = game.initial_state()
+    log: list = []
+    turn, roll_in_turn, marker = -1, 0, object()
+    decisions = 0
+    while not game.is_terminal(state):
+        k = game.num_dice_to_roll(state)
+        if k:
+            m = turn_marker(game, state)
+            if m != marker:
+                marker, turn, roll_in_turn = m, turn + 1, 0
+            faces = dice.roll(k, turn, roll_in_turn)
+            roll_in_turn += 1
+            state = game.apply_chance(state, faces)
+            log.append(dice_mod.to_string(faces))
+            continue
+        seat = game.current_player(state)
+        legal = tuple(game.legal_actions(state))
+        mask = masks.get(legal)
+        if mask is None:
+            mask = masks[legal] = np.zeros(num_actions, dtype=np.int8)
+            mask[list(legal)] = 1
+        action = players[seat].act(game.observe(state, seat), mask.copy())
+        state = game.apply_action(state, action)  # ValueError naming an illegal action
+        log.append(int(action))
+        decisions += 1
+        if decisions > max_decisions:
+            raise RuntimeError(f"game {task.key} did not end after {max_decisions} decisions")
+    returns = tuple(float(r) for r in game.returns(state))
+    return GameRecord(task, returns, winners_of(returns), tuple(int(s) for s in game.scores(state)), log, decisions)
+
+
+def replay_states(game, log: Iterable):
+    """Replay a stored log through the engine: yields ``(event, state_before, state_after)``.
+
+    Raises:
+        ValueError: the log does not fit the game (a roll where a decision is due, an illegal
+            action, or events after the end).
+    """
+    state = game.initial_state()
+    for event in log:
+        if game.is_terminal(state):
+            raise ValueError(f"the log goes on after the game ended, at {event!r}")
+        if isinstance(event, str):
+            if not game.is_chance(state):
+                raise ValueError(f"the log has the roll {event!r} where a decision is due")
+            after = game.apply_chance(state, dice_mod.normalize(event, game.num_dice_to_roll(state)))
+        else:
+            if game.is_chance(state):
+                raise ValueError(f"the log has the action {event!r} where dice must be rolled")
+            after = game.apply_action(state, event)
+        yield event, state, after
+        state = after
+
+
+def replay_final_state(game, log: Iterable):
+    """The state at the end of a replayed log (see :func:`replay_states`)."""
+    state = game.initial_state()
+    for _, _, state in replay_states(game, log):
+        pass
+    return state
+
+
+# -- agents -------------------------------------------------------------------------------------
+def build_agents(game, specs: Sequence[str], labels: Sequence[str]) -> dict:
+    """label -> agent, built with ``agents.make_agent(game, spec, seed=...)``."""
+    from agents import make_agent
+
+    return {
+        label: make_agent(game, spec, seed=keyed_seed("build", label))
+        for spec, label in zip(specs, labels)
+    }
+
+
+# -- running ------------------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(game_name: str, options: dict, specs: list, labels: list, prebuilt) -> None:
+    """Pool initializer: the engine and the agents (inherited when forked, else built here)."""
+    # A forked torch would otherwise keep its parent's intra-op thread count: one thread per
+    # worker is what a process pool wants, and avoids OpenMP pools that do not survive a fork.
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    if prebuilt is not None:
+        _WORKER["game"], _WORKER["agents"] = prebuilt
+    else:
+        game = build_game(game_name, options)
+        _WORKER["game"], _WORKER["agents"] = game, build_agents(game, specs, labels)
+
+
+def _worker_play(tasks: list[GameTask]) -> list[GameRecord]:
+    game, agents = _WORKER["game"], _WORKER["agents"]
+    return [play_game(game, agents, task) for task in tasks]
+
+
+class Progress:
+    """A progress bar on stderr: games done, games per second and the ETA.
+
+    Uses rich when it is installed and stderr is a terminal, else prints a plain line at most
+    every ``every`` seconds (and at the end), which suits logs and CI.
+    """
+
+    def __init__(self, total: int, description: str, enabled: bool = True, every: float = 5.0):
+        self.total, self.done, self.enabled, self.every = total, 0, enabled and total > 0, every
+        self.start = time.perf_counter()
+        self._last = self.start
+        self._rich = None
+        self.description = description
+        if not self.enabled:
+            return
+        try:
+            if not sys.stderr.isatty():
+                raise ImportError
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress
+            from rich.progress import TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self._rich = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TimeElapsedColumn(),
+                console=Console(file=sys.stderr),
+                transient=False,
+            )
+            self._rich.start()
+            self._task = self._rich.add_task(description, total=total, rate="-")
+        except ImportError:
+            self._rich = None
+            print(f"{description}: {total} games to play", file=sys.stderr, flush=True)
+
+    def rate(self) -> float:
+        elapsed = time.perf_counter() - self.start
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        if self._rich is not None:
+            self._rich.update(self._task, advance=n, rate=f"{self.rate():,.0f}")
+            return
+        now = time.perf_counter()
+        if now - self._last >= self.every or self.done == self.total:
+            self._last = now
+            rate = self.rate()
+            eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+            print(
+                f"  {self.done}/{self.total} games  {rate:,.0f} games/s  ETA {eta:,.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _chunks(tasks: list[GameTask], size: int) -> list[list[GameTask]]:
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+
+
+def play_tasks(
+    game_name: str,
+    options: dict,
+    specs: Sequence[str],
+    labels: Sequence[str],
+    tasks: list[GameTask],
+    workers: int = 1,
+    on_records: Callable[[list[GameRecord]], None] | None = None,
+    progress: Progress | None = None,
+    game=None,
+    agents: dict | None = None,
+) -> list[GameRecord]:
+    """Play ``tasks``, in this process (``workers == 1``) or in a pool of processes.
+
+    Args:
+        on_records: called in this process with every batch of finished games (the store
+            writes them); batches are small, so little is lost if the run is killed.
+        game, agents: already built ones, reused in this process and inherited by forked workers.
+
+    Returns:
+        The records, in the order of ``tasks``.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
+    if game is None:
+        game = build_game(game_name, options)
+    if agents is None:
+        agents = build_agents(game, specs, labels)
+    done: dict[tuple, GameRecord] = {}
+
+    def finished(batch: list[GameRecord]) -> None:
+        for record in batch:
+            done[record.task.key] = record
+        if on_records is not None:
+            on_records(batch)
+        if progress is not None:
+            progress.advance(len(batch))
+
+    workers = min(int(workers), max(1, len(tasks)))
+    if workers == 1:
+        batch: list[GameRecord] = []
+        last = time.perf_counter()
+        for task in tasks:
+            batch.append(play_game(game, agents, task))
+            now = time.perf_counter()
+            if len(batch) >= 256 or now - last > 0.25:
+                finished(batch)
+                batch, last = [], now
+        if batch:
+            finished(batch)
+    else:
+        # Chunks of a few games: enough to keep the pipe's overhead small, small enough that the
+        # store hears of finished games often and the load stays balanced to the end.
+        size = max(1, min(64, len(tasks) // (workers * 16)))
+        fork = "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
+        ctx = multiprocessing.get_context("fork" if fork else "spawn")
+        prebuilt = (game, agents) if fork else None
+        with ctx.Pool(
+            workers, initializer=_worker_init, initargs=(game_name, options, list(specs), list(labels), prebuilt)
+        ) as pool:
+            for batch in pool.imap_unordered(_worker_play, _chunks(tasks, size)):
+                finished(batch)
+    return [done[task.key] for task in tasks]
+
+
+@dataclass
+class TournamentResult:
+    """Every game of a tournament, and what this run did.
+
+    Attributes:
+        game_name, options, labels, specs, num_players, games, seed, dice: the tournament.
+        records: every game of the tournament, in schedule order.
+        played_now: how many of them this run played.
+        seconds: wall time spent playing them.
+        db_path: the results store, if any.
+    """
+
+    game_name: str
+    options: dict
+    labels: list[str]
+    specs: list[str]
+    num_players: int
+    games: int
+    seed: int
+    dice: str
+    records: list[GameRecord]
+    played_now: int
+    seconds: float
+    db_path: str | None = None
+    workers: int = 1
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played_now / self.seconds if self.seconds > 0 else 0.0
+
+
+def run_tournament(
+    game_name: str,
+    specs: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    num_players: int | None = None,
+    db: str | None = None,
+    workers: int | None = None,
+    dice: str = "common",
+    progress: bool = True,
+) -> TournamentResult:
+    """Play a tournament (or the part of it that ``db`` does not hold yet) and return all its games.
+
+    Args:
+        game_name: ``"syvere"``, ``"tenthousand"`` or ``"meyer"``.
+        specs: the entrants' SPECs (names, ``NAME:KEY=VALUE,...`` or checkpoint paths).
+        games: deals per table.
+        seed: the tournament seed.
+        options: the game's options, without ``num_players``.
+        num_players: seats per table; default the game's default, or the number of entrants if
+            fewer.
+        db: path of a SQLite results store (created if missing); ``None`` keeps nothing.
+        workers: processes; default the number of cores.
+        dice: ``"common"`` or ``"independent"``.
+        progress: show a progress bar on stderr.
+
+    Raises:
+        ValueError: a bad SPEC, option, count or results store, with a message saying which.
+    """
+    options = dict(options or {})
+    if "num_players" in options:
+        if num_players is not None and num_players != options["num_players"]:
+            raise ValueError("num_players is given twice with different values")
+        num_players = options.pop("num_players")
+    specs = [str(s).strip() for s in specs]
+    labels = make_labels(specs)
+    if len(labels) < 2:
+        raise ValueError(f"a tournament needs at least 2 agents, got {len(labels)}")
+    if num_players is None:
+        num_players = min(default_num_players(game_name), len(labels))
+    game = build_game(game_name, {**options, "num_players": num_players})
+    tasks = schedule(labels, num_players, games, seed, dice)
+    workers = default_workers() if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
+
+    store = None
+    if db is not None:
+        from evaluate.store import ResultStore
+
+        store = ResultStore.open(
+            db, game_name, env_id(game_name), effective_options(game_name, game), create=True
+        )
+    try:
+        if store is not None:
+            store.register_agents({label: (spec, spec_fingerprint(spec)) for spec, label in zip(specs, labels)})
+            have = store.existing_keys(seed, dice)
+            missing = [t for t in tasks if t.key not in have]
+        else:
+            missing = tasks
+        # Agents are built (and solver tables loaded) before anything is played, so a bad SPEC
+        # fails at once; forked workers inherit them.
+        agents = build_agents(game, specs, labels)
+        bar = Progress(len(missing), f"{game_name}: {len(labels)} agents", enabled=progress)
+        start = time.perf_counter()
+        try:
+            played = play_tasks(
+                game_name,
+                {**options, "num_players": num_players},
+                specs,
+                labels,
+                missing,
+                workers=workers,
+                on_records=store.add if store is not None else None,
+                progress=bar,
+                game=game,
+                agents=agents,
+            )
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - start
+        if store is not None:
+            by_key = store.records([t for t in tasks])
+            records = [by_key[t.key] for t in tasks]
+        else:
+            records = played
+    finally:
+        if store is not None:
+            store.close()
+    return TournamentResult(
+        game_name,
+        options,
+        labels,
+        specs,
+        num_players,
+        int(games),
+        int(seed),
+        dice,
+        records,
+        len(missing),
+        seconds,
+        db,
+        workers,
+    )
+
+
+def record_to_json(record: GameRecord) -> dict:
+    """A game record as a JSON-able dict (what ``--json`` and the report files hold per game)."""
+    return {
+        "table": list(record.task.table),
+        "deal": record.task.deal,
+        "rotation": record.task.rotation,
+        "seats": list(record.seats),
+        "returns": list(record.returns),
+        "winners": list(record.winners),
+        "scores": list(record.scores),
+        "log": json.dumps(record.log, separators=(",", ":")),
+    }
