@@ -11,7 +11,7 @@ import pettingzoo
 ENVS: dict[str, str] = {
     "dice/syvere-v0": "dice_envs.syvere_v0",
     "dice/meyer-v0": "dice_envs.meyer_v0",
-    "dice/tenthousand-v0": "dice_envs.tenthousand_v0",
+    "dice/tenthousand-v1": "dice_envs.tenthousand_v1",
 }
 
 
@@ -20,6 +20,19 @@ def register_envs() -> None:
     for env_id, module in ENVS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
+
+
+def env_id(name: str) -> str:
+    """The registry id of an env given by short name (``"tenthousand"`` -> ``"dice/tenthousand-v1"``).
+
+    Code and tests should name envs this way: an env's version goes up when its dynamics change.
+    A full registry id is returned unchanged.
+    """
+    for full_id in ENVS:
+        if name in (full_id, full_id.split("/", 1)[1].rsplit("-v", 1)[0]):
+            return full_id
+    known = ", ".join(sorted(ENVS))
+    raise ValueError(f"unknown env {name!r}; known envs: {known}")
 
 
 def env_module(env_id: str) -> ModuleType:

@@ -2,8 +2,8 @@
 
 | | |
 |---|---|
-| Registry id | ``dice/tenthousand-v0`` — ``pettingzoo.make("aec", "dice/tenthousand-v0", num_players=3, preset="no")`` |
-| Import | ``from dice_envs import tenthousand_v0`` (``tenthousand_v0.env()``, ``tenthousand_v0.raw_env()``) |
+| Registry id | ``dice/tenthousand-v1`` — ``pettingzoo.make("aec", "dice/tenthousand-v1", num_players=3, preset="no")`` |
+| Import | ``from dice_envs import tenthousand_v1`` (``tenthousand_v1.env()``, ``tenthousand_v1.raw_env()``) |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8 |
 | Actions | ``Discrete(308)``: ``keep <faces> roll`` and ``keep <faces> bank`` for the 154 possible selections (TT-11), masked to the legal ones |
 | Observation | ``Dict(observation=Box(float32, (4N+11,)), action_mask=Box(int8, (308,)))`` |
@@ -66,23 +66,30 @@ preset's; any option overrides the preset's entry (TT-10):
 |---|---|---|---|---|
 | ``num_players`` | 2 | 2 | 2 | 2..8 (TT-1) |
 | ``preset`` | | | | ``"dk"`` (default, seed 004), ``"no"`` (seed 002), ``"farkle"`` |
-| ``target`` | 10000 | 10000 | 10000 | positive multiple of 50 (TT-9a) |
-| ``opening`` | 1000 | 500 | 300 | least turn total of a player's first bank (TT-7) |
-| ``min_bank`` | 300 | 0 | 300 | least turn total of every later bank (TT-7) |
+| ``target`` | 10000 | 10000 | 10000 | a multiple of 50, 50 .. 1 000 000 (TT-9a) |
+| ``opening`` | 1000 | 500 | 300 | least turn total of a player's first bank, 0 .. target (TT-7) |
+| ``min_bank`` | 300 | 0 | 300 | least turn total of every later bank, 0 .. target (TT-7) |
 | ``end`` | ``"finish_round"`` | ``"last_turn_each"`` | ``"last_turn_each"`` | TT-8, below |
 | ``hot_dice_must_roll`` | True | False | False | TT-4: after hot dice the six must be rolled (no bank) |
 | ``over_threshold`` | False | False | False | TT-9b: at target−1000 or more, bank only to reach the target |
 | ``confirm_combinations`` | False | False | False | TT-9c: no bank until a combination is confirmed by a later single 1 or 5 |
 | ``exact_target`` | False | False | False | TT-9d: a bank past the target scores 0; the target must be hit exactly |
-| ``bust_penalty`` | 0 | 0 | 500 | TT-9e: points lost for ``bust_penalty_after`` busts in a row |
-| ``bust_penalty_after`` | 3 | 3 | 3 | TT-9e |
-| ``straight`` | 1000 | 1500 | 1500 | 1-2-3-4-5-6 (TT-5) |
-| ``three_pairs`` | 1500 | 1500 | 750 | three pairs, six dice (TT-5) |
+| ``bust_penalty`` | 0 | 0 | 500 | TT-9e: points lost for ``bust_penalty_after`` busts in a row, 0 .. 1 000 000 |
+| ``bust_penalty_after`` | 3 | 3 | 3 | TT-9e, 1 .. 100 |
+| ``straight`` | 1000 | 1500 | 1500 | 1-2-3-4-5-6 (TT-5), a multiple of 50, 50 .. 1 000 000 |
+| ``three_pairs`` | 1500 | 1500 | 750 | three pairs, six dice (TT-5), a multiple of 50, 50 .. 1 000 000 |
 | ``four_and_pair_is_three_pairs`` | False | True | True | whether 4-4-6-6-6-6 is three pairs (TT-5) |
 | ``n_of_a_kind`` | ``"linear"`` | ``"doubling"`` | ``"doubling"`` | four, five, six of a kind: (k−2)× or 2×, 4×, 8× the triple |
 | ``first_starter`` | 0 | 0 | 0 | the seat that plays first (C-4) |
 | ``render_mode`` | | | | ``None``, ``"ansi"`` or ``"human"`` |
 | ``max_cycles`` | | | | truncate after ``max_cycles * N`` actions (``None``: no limit) |
+
+Every game can end (TT-9, RULES.md): an ``opening`` or ``min_bank`` given above the ``target`` is
+refused with a ``ValueError`` naming both, and so is ``exact_target=True`` with a ``bust_penalty``
+that is not a multiple of 50 (a penalised player could never hit the target exactly). A preset's
+``opening`` or ``min_bank`` above a smaller ``target`` given by the user (``target=500`` with
+``dk``'s opening 1000) is lowered to the target instead. The upper bounds of the point options are
+far above any game a person plays; they keep every observation bound an exact float32 number.
 
 Scoring (TT-5), per preset:
 
@@ -111,7 +118,11 @@ Interpretations (RULES.md, and decisions where it is silent):
   of 1s and 5s only confirms. When equally valued splits of a selection differ, the split without a
   combination counts.
 * TT-9d: banking past the target is allowed and scores 0 for the turn (nothing is written, so it
-  does not put an unopened player på listen); it is not a bust.
+  does not put an unopened player på listen); it is not a bust. A bank that brings the total exactly
+  to the target is always allowed by the thresholds: ``min_bank``, ``over_threshold`` and the
+  opening do not apply to it (seed 004's 300 rule "bortfalder" near the end), so a player on 9 900
+  may bank 100. Hot dice (TT-4) and confirmation (TT-9c) still apply to it: neither can keep a
+  player from the target for good, as a single 1 or 5 kept with dice left makes the same total.
 * TT-9e: the penalty size is not in seed 002 (0 in ``no`` unless set; 500 in ``farkle``); any
   bank ends a run of busts; totals may go below zero.
 * TT-4: RULES.md names no option for the compulsory hot-dice roll; it is ``hot_dice_must_roll``.
@@ -128,6 +139,12 @@ Illegal actions: ``raw_env`` raises ``ValueError`` naming the action; ``env()`` 
 Version history:
 
 * v0: first release.
+* v1: every game can end (TT-9d as RULES.md now states it): under ``exact_target`` a bank that hits
+  the target exactly is allowed below ``min_bank``, the opening and the ``over_threshold`` rule (in
+  v0 a dk player within 300 of the target could never finish); option combinations under which a
+  player could never finish are refused; a preset's opening or minimum bank above a smaller target
+  is lowered to it; every option has an upper bound. The observation layout and action ids are
+  unchanged.
 """
 
 from __future__ import annotations
@@ -140,7 +157,7 @@ class raw_env(DiceGameEnv):
     """Ten thousand without wrappers; see the module docstring."""
 
     game_class = tenthousand.Game
-    metadata = env_metadata("tenthousand_v0")
+    metadata = env_metadata("tenthousand_v1")
 
 
 def env(**kwargs):

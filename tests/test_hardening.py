@@ -35,3 +35,85 @@ def test_unknown_tenthousand_option_is_named_with_every_option():
     assert "'targte'" in message
     for option in ("target", "exact_target", "bust_penalty_after", "preset", "first_starter"):
         assert option in message
+
+
+# -- item 1: every game of 10 000 ends (TT-9d) ---------------------------------------------------
+def _tt_decision(game, roll, **fields):
+    """The state after ``roll`` at the start of a turn, with some public fields set first."""
+    return game.apply_chance(game.initial_state()._replace(**fields), roll)
+
+
+def _can_bank(game, state, faces: str) -> bool:
+    legal = {game.action_to_string(state, a) for a in game.legal_actions(state)}
+    return f"keep {faces} bank" in legal
+
+
+def _play_random(game, seed: int, max_steps: int) -> int | None:
+    """Play ``game`` with uniformly random legal actions and dice; the steps taken, or ``None``
+    if it did not end within ``max_steps``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    state = game.initial_state()
+    for step in range(max_steps):
+        if game.is_terminal(state):
+            return step
+        if game.is_chance(state):
+            state = game.apply_chance(state, tuple(rng.integers(1, 7, game.num_dice_to_roll(state)).tolist()))
+        else:
+            legal = game.legal_actions(state)
+            state = game.apply_action(state, legal[rng.integers(len(legal))])
+    return None
+
+
+def test_exact_target_bank_that_hits_the_target_is_allowed_below_min_bank():
+    game = tenthousand.Game(preset="dk", exact_target=True)
+    roll = (1, 2, 3, 3, 4, 6)  # only the 1 scores
+    near = {"totals": (9900, 0), "opened": (True, False)}
+    assert _can_bank(game, _tt_decision(game, roll, **near), "1")  # 100 < min_bank 300, but exact
+    assert game.bank_refusal(_tt_decision(game, roll, **near), (1,)) is None
+    # A bank that does not hit the target exactly is still held to min_bank.
+    assert not _can_bank(game, _tt_decision(game, roll, totals=(9800, 0), opened=(True, False)), "1")
+
+
+def test_exact_target_bank_that_hits_the_target_is_allowed_below_the_opening():
+    game = tenthousand.Game(preset="dk", exact_target=True, target=500, opening=500)
+    state = _tt_decision(game, (1, 2, 3, 3, 4, 6), turn_total=400)
+    assert _can_bank(game, state, "1")
+    game = tenthousand.Game(preset="no", exact_target=True, target=1000, over_threshold=True)
+    state = _tt_decision(game, (2, 2, 3, 3, 4, 5), totals=(950, 0), opened=(False, False))
+    assert _can_bank(game, state, "5")  # opening 500 and over_threshold waived: exactly 1000
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_target_with_dk_defaults_games_end(seed):
+    game = tenthousand.Game(num_players=2, preset="dk", exact_target=True)
+    assert _play_random(game, seed, max_steps=200_000) is not None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_target_500_exact_target_games_end(seed):
+    game = tenthousand.Game(num_players=2, preset="dk", target=500, exact_target=True)
+    assert _play_random(game, seed, max_steps=200_000) is not None
+
+
+def test_preset_thresholds_above_a_smaller_target_are_lowered_to_it():
+    game = tenthousand.Game(preset="dk", target=500)
+    assert (game.opening, game.min_bank) == (500, 300)
+    game = tenthousand.Game(preset="farkle", target=250)
+    assert (game.opening, game.min_bank) == (250, 250)
+
+
+@pytest.mark.parametrize(
+    "options, names",
+    [
+        ({"target": 500, "opening": 1000}, ("opening", "target")),
+        ({"target": 500, "min_bank": 550}, ("min_bank", "target")),
+        ({"exact_target": True, "bust_penalty": 30}, ("bust_penalty", "exact_target")),
+    ],
+)
+def test_options_under_which_a_player_could_never_finish_are_refused(options, names):
+    with pytest.raises(ValueError) as error:
+        tenthousand.Game(**options)
+    for name in names:
+        assert name in str(error.value)

@@ -10,9 +10,10 @@ import dice_envs  # noqa: F401  (registers the envs)
 from agents import AGENTS, make_agent
 from agents.tenthousand import GreedyAgent, ThresholdAgent
 from dice_envs.games import tenthousand as tt
+from dice_envs.registry import env_id
 from evaluate.match import play_match
 
-ENV_ID = "dice/tenthousand-v0"
+ENV_ID = env_id("tenthousand")
 
 
 def situation(game, roll, **fields):

@@ -1,4 +1,4 @@
-"""dice/tenthousand-v0 through PettingZoo: API and seed tests per preset, observation layout, masks."""
+"""dice/tenthousand-v1 through PettingZoo: API and seed tests per preset, observation layout, masks."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from api_checks import api_test_without_warnings
 from pettingzoo.test import seed_test
 
 import dice_envs  # noqa: F401  (registers the envs)
-from dice_envs import tenthousand_v0
+from dice_envs import tenthousand_v1
 from dice_envs.games import tenthousand as tt
 
-ENV_ID = "dice/tenthousand-v0"
+ENV_ID = "dice/tenthousand-v1"
 PRESETS = ("dk", "no", "farkle")
 
 # The default preset, dk, with 2..8 players: tests/test_envs.py, as for every env.
@@ -82,7 +82,7 @@ def test_TT8_C3_random_games_end_zero_sum_within_bounds(options):
 
 
 def test_observation_layout_entry_by_entry():
-    env = tenthousand_v0.raw_env(num_players=3, preset="no", confirm_combinations=True)
+    env = tenthousand_v1.raw_env(num_players=3, preset="no", confirm_combinations=True)
     env.reset(seed=0)
     game = env.game
     state = game.initial_state()._replace(
@@ -158,12 +158,12 @@ def test_infos_name_the_action_and_the_dice():
 
 
 def test_illegal_action_raw_env_raises_and_wrapped_env_terminates():
-    raw = tenthousand_v0.raw_env()
+    raw = tenthousand_v1.raw_env()
     raw.reset(seed=0)
     illegal = next(a for a in range(tt.NUM_ACTIONS) if a not in raw.game.legal_actions(raw.game_state))
     with pytest.raises(ValueError, match=f"illegal action {illegal}"):
         raw.step(illegal)
-    env = tenthousand_v0.env()
+    env = tenthousand_v1.env()
     env.reset(seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # TerminateIllegalWrapper says so

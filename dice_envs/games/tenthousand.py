@@ -45,7 +45,12 @@ Interpretations (RULES.md, and decisions where it is silent):
   combination of two or more dice (a selection of 1s and 5s only, scored as singles, confirms).
   When equally valued splits differ, the one without a combination counts.
 * TT-9d: banking past the target is allowed and scores 0 for the turn; nothing is written on the
-  list, so such a bank does not put an unopened player på listen. It is not a bust (TT-9e).
+  list, so such a bank does not put an unopened player på listen. It is not a bust (TT-9e). A bank
+  that hits the target exactly is always allowed by the thresholds (``min_bank``, the opening,
+  TT-9b), so every game can end; hot dice (TT-4) and confirmation (TT-9c) still apply to it.
+* TT-9: an ``opening`` or ``min_bank`` given above the target, and ``exact_target`` with a
+  ``bust_penalty`` off the grid of 50s, are refused (some player could never finish); a preset's
+  opening or minimum bank above a smaller target given by the user is lowered to the target.
 * TT-9e: a bank (even one scoring 0 under TT-9d) ends a run of busts.
 * TT-4: whether the hot-dice roll is compulsory is the preset's ``hot_dice_must_roll`` entry
   (``dk``: True; ``no``, ``farkle``: False); RULES.md names no option for it, so it is one here.
@@ -76,6 +81,13 @@ MODES = ("roll", "bank")  # TT-11: ``keep <faces> roll`` / ``keep <faces> bank``
 ENDS = ("finish_round", "last_turn_each", "immediate")
 N_OF_A_KIND = ("linear", "doubling")
 LEGAL_CACHE_SIZE = 50_000  # entries kept per game before the caches of legal actions start over
+#: Upper bound of ``target`` (100 times the seeds' 10 000): far above any game a person plays, and
+#: low enough that every observation bound (up to twice the target) is an exact float32 integer.
+MAX_TARGET = 1_000_000
+#: Upper bound of the other point options (``straight``, ``three_pairs``, ``bust_penalty``).
+MAX_POINTS = 1_000_000
+#: Upper bound of ``bust_penalty_after`` (the seeds count three busts).
+MAX_BUSTS = 100
 
 #: TT-5: single dice that score, the same in every preset.
 SINGLES = {1: 100, 5: 50}
@@ -289,10 +301,10 @@ class State(NamedTuple):
     turn: int
 
 
-def _check_points(name: str, value, low: int) -> int:
-    value = base.check_int(name, value, low)
+def _check_points(name: str, value, low: int, high: int = MAX_POINTS) -> int:
+    value = base.check_int(name, value, low, high)
     if value % 50:
-        raise ValueError(f"{name} must be a multiple of 50 (>= {low}), got {value!r}")
+        raise ValueError(f"{name} must be a multiple of 50 ({low}..{high}), got {value!r}")
     return value
 
 
@@ -303,16 +315,18 @@ class Game(base.Game):
         num_players: 2..8 (TT-1).
         preset: ``"dk"`` (seed 004, default), ``"no"`` (seed 002) or ``"farkle"`` (TT-10).
         **options: override single entries of the preset's table (:data:`PRESETS`):
-            ``target`` (positive multiple of 50), ``opening``, ``min_bank`` (points >= 0, TT-7),
+            ``target`` (multiple of 50, 50..1 000 000), ``opening``, ``min_bank`` (points,
+            0..target, TT-7),
             ``end`` (``"finish_round"``, ``"last_turn_each"``, ``"immediate"``, TT-8),
             ``hot_dice_must_roll`` (TT-4), ``over_threshold``, ``confirm_combinations``,
-            ``exact_target`` (TT-9b..d), ``bust_penalty`` (points >= 0) and
-            ``bust_penalty_after`` (busts >= 1, TT-9e), ``straight``, ``three_pairs`` (positive
-            multiples of 50), ``four_and_pair_is_three_pairs``, ``n_of_a_kind`` (``"linear"`` or
+            ``exact_target`` (TT-9b..d), ``bust_penalty`` (points, 0..1 000 000) and
+            ``bust_penalty_after`` (busts, 1..100, TT-9e), ``straight``, ``three_pairs``
+            (multiples of 50, 50..1 000 000), ``four_and_pair_is_three_pairs``, ``n_of_a_kind`` (``"linear"`` or
             ``"doubling"``, TT-9f), and ``first_starter`` (the seat that starts, C-4; default 0).
 
     Raises:
-        ValueError: an unknown preset or option, or a bad value, naming it and the allowed values.
+        ValueError: an unknown preset or option, or a bad value, naming it and the allowed values;
+            option combinations under which some player could never finish (TT-9), naming them.
     """
 
     name = "tenthousand"
@@ -333,16 +347,34 @@ class Game(base.Game):
             allowed = ", ".join(["num_players", "preset", "first_starter", *PRESETS[preset]])
             raise ValueError(f"unknown tenthousand option {unknown[0]!r}; options are {allowed}")
         o = {**PRESETS[preset], **options}
-        self.target = _check_points("target", o["target"], 50)
-        self.opening = base.check_int("opening", o["opening"], 0)
-        self.min_bank = base.check_int("min_bank", o["min_bank"], 0)
+        self.target = _check_points("target", o["target"], 50, MAX_TARGET)
+        # TT-9: an opening above the target is refused; so is a minimum bank above it (such a game
+        # would be one bank long). A preset's numbers are for its 10 000 target: under a smaller
+        # target given by the user they are lowered to it instead.
+        for name in ("opening", "min_bank"):
+            if name not in options:
+                o[name] = min(o[name], self.target)
+            elif base.check_int(name, o[name], 0) > self.target:
+                raise ValueError(
+                    f"{name} {o[name]} is above the target {self.target}: a player could never bank "
+                    f"under it without passing the target; give {name} <= target"
+                )
+        self.opening = base.check_int("opening", o["opening"], 0, self.target)
+        self.min_bank = base.check_int("min_bank", o["min_bank"], 0, self.target)
         self.end = base.check_choice("end", o["end"], ENDS)
         self.hot_dice_must_roll = base.check_bool("hot_dice_must_roll", o["hot_dice_must_roll"])
         self.over_threshold = base.check_bool("over_threshold", o["over_threshold"])
         self.confirm_combinations = base.check_bool("confirm_combinations", o["confirm_combinations"])
         self.exact_target = base.check_bool("exact_target", o["exact_target"])
-        self.bust_penalty = base.check_int("bust_penalty", o["bust_penalty"], 0)
-        self.bust_penalty_after = base.check_int("bust_penalty_after", o["bust_penalty_after"], 1)
+        self.bust_penalty = base.check_int("bust_penalty", o["bust_penalty"], 0, MAX_POINTS)
+        self.bust_penalty_after = base.check_int("bust_penalty_after", o["bust_penalty_after"], 1, MAX_BUSTS)
+        if self.exact_target and self.bust_penalty % 50:
+            # Every score is a multiple of 50 (TT-5, TT-9a); a penalty that is not would leave a
+            # player off the grid of totals from which the target can be hit exactly.
+            raise ValueError(
+                f"bust_penalty {self.bust_penalty} with exact_target=True: a penalised player could "
+                "never reach the target exactly; give a bust_penalty that is a multiple of 50"
+            )
         self.straight = _check_points("straight", o["straight"], 50)
         self.three_pairs = _check_points("three_pairs", o["three_pairs"], 50)
         self.four_and_pair_is_three_pairs = base.check_bool(
@@ -358,6 +390,8 @@ class Game(base.Game):
             self.straight, self.three_pairs, self.four_and_pair_is_three_pairs, self.n_of_a_kind
         )
         self._legal: dict[tuple, list[int]] = {}  # legal actions by what they depend on
+        # Whether a bank's legality depends on the player's total (TT-9b, TT-9d).
+        self._total_matters = self.over_threshold or self.exact_target
         self._tables: dict[tuple, list] = {}  # observation prefix by (totals, opened, busts, seat)
 
         n = self.num_players
@@ -449,37 +483,65 @@ class Game(base.Game):
     def current_player(self, state: State) -> int:
         return state.player
 
-    def bank_refusal(self, state: State, selection) -> str | None:
-        """Why ``keep <selection> bank`` is not allowed now, or ``None`` if it is.
+    def bank_refusal(self, state: State, selection=None) -> str | None:
+        """Why a bank is not allowed now, in the rule book's words, or ``None`` if it is.
 
-        The selection must be a legal selection of the current roll.
+        This is the one place that says why: terminal play shows exactly this text.
+
+        Args:
+            state: a decision state.
+            selection: the dice to keep before banking (a legal selection of the current roll).
+                Without it: ``None`` if some ``keep ... bank`` is legal now, else the reason that
+                holds for the most valuable selection (the one a player would most like to bank).
+
+        Raises:
+            ValueError: not a decision state, or ``selection`` is not a legal selection of the roll.
         """
+        if state.winners is not None or state.to_roll:
+            raise ValueError("bank_refusal: no decision is to be made in this state")
+        entries = self._roll_entries(state.roll)
+        if selection is None:
+            reasons = [(value, self._bank_block(state, value, left, combo)) for _, value, left, combo in entries]
+            if any(reason is None for _, reason in reasons):
+                return None
+            value, reason = max(reasons, key=lambda vr: vr[0])
+            return self._explain(state, reason, value)
         sel = dice_mod.normalize(selection)
-        for index, value, left, combo in self._roll_entries(state.roll):
+        for index, value, left, combo in entries:
             if SELECTIONS[index] == sel:
                 reason = self._bank_block(state, value, left, combo)
                 return None if reason is None else self._explain(state, reason, value)
         raise ValueError(f"{to_string(sel)} is not a legal selection of the roll {to_string(state.roll)}")
 
     def _bank_block(self, state: State, value: int, left: int, combo: bool) -> str | None:
-        """The rule that forbids banking after a selection (its key), or ``None`` (TT-4, TT-7, TT-9)."""
-        if left == 0 and self.hot_dice_must_roll:
-            return "hot_dice"
+        """The rule that forbids banking after a selection (its key), or ``None`` (TT-4, TT-7, TT-9).
+
+        The thresholds are checked before hot dice, so that a player who could not bank even
+        without hot dice is told the threshold, the rule that really holds them back.
+        """
         turn_total = state.turn_total + value
         seat = state.player
         total = state.totals[seat]
-        # TT-9b (seed 004: above 9 000 the 300 rule "bortfalder"): reaching the target replaces
-        # the minimum bank.
-        over = self.over_threshold and total >= self.target - 1000
-        if state.opened[seat]:
-            if turn_total < self.min_bank and not over:
-                return "min_bank"
-        elif turn_total < self.opening:
-            return "opening"
+        if self.exact_target and total + turn_total == self.target:
+            # TT-9d: a bank that hits the target exactly is always allowed by the thresholds, so
+            # every game can end. Hot dice (TT-4) and confirmation (TT-9c) still hold: a later
+            # single 1 or 5 with dice left can always make the same total.
+            pass
+        else:
+            # TT-9b (seed 004: above 9 000 the 300 rule "bortfalder"): reaching the target
+            # replaces the minimum bank.
+            over = self.over_threshold and total >= self.target - 1000
+            if state.opened[seat]:
+                if turn_total < self.min_bank and not over:
+                    return "min_bank"
+            elif turn_total < self.opening:
+                return "opening"
+            if over and total + turn_total < self.target:
+                return "over_threshold"
         if combo and self.confirm_combinations:
             return "confirm"
-        if over and total + turn_total < self.target:
-            return "over_threshold"
+        if left == 0 and self.hot_dice_must_roll:
+            return "hot_dice"
         return None
 
     def _explain(self, state: State, reason: str, value: int) -> str:
@@ -497,7 +559,7 @@ class Game(base.Game):
             return []
         seat = state.player
         # Everything the legal actions depend on (TT-4, TT-7, TT-9b; TT-9c is per selection).
-        key = (state.roll, state.turn_total, state.opened[seat], state.totals[seat] if self.over_threshold else 0)
+        key = (state.roll, state.turn_total, state.opened[seat], state.totals[seat] if self._total_matters else 0)
         actions = self._legal.get(key)
         if actions is None:
             actions = []
