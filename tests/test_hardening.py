@@ -117,3 +117,25 @@ def test_options_under_which_a_player_could_never_finish_are_refused(options, na
         tenthousand.Game(**options)
     for name in names:
         assert name in str(error.value)
+
+
+# -- item 5: Ten thousand play shows the engine's own reason why a bank is refused ---------------
+def test_play_names_the_opening_not_hot_dice_after_122255_at_the_start_of_a_dk_game():
+    from dice_envs.play import tenthousand as hooks
+
+    game = tenthousand.Game(preset="dk")
+    state = game.apply_chance(game.initial_state(), (1, 2, 2, 2, 5, 5))
+    reason = game.bank_refusal(state)
+    assert "1000" in reason and "hot dice" not in reason
+    lines = [line for line in hooks.describe(game, state, 0).splitlines() if "No bank" in line]
+    assert lines == [f"  No bank yet: {reason}"]
+    with pytest.raises(ValueError) as error:
+        hooks.parse(game, state, "b")
+    assert str(error.value) == f"you cannot bank now: {reason}"
+
+
+def test_engine_bank_refusal_without_a_selection_is_none_when_some_bank_is_open():
+    game = tenthousand.Game(preset="dk")
+    state = game.apply_chance(game.initial_state()._replace(turn_total=900), (1, 2, 2, 2, 5, 5))
+    assert game.bank_refusal(state) is None  # keep 1 bank makes 1000
+    assert "hot dice" in game.bank_refusal(state, (1, 2, 2, 2, 5, 5))

@@ -35,12 +35,6 @@ def _largest_selection(game: tt.Game, dice) -> tuple[int, ...]:
     return max(game.selections(dice), key=lambda sv: (len(sv[0]), sv[1]), default=((), 0))[0]
 
 
-def _bank_refusal_now(game: tt.Game, state: tt.State) -> str:
-    """Why no bank is open: the refusal for the most valuable keep."""
-    best = max(game.selections(state.roll), key=lambda sv: sv[1])[0]
-    return game.bank_refusal(state, best)
-
-
 def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     """The roll, which dice score, the legal keeps with their values, and whether a bank is open."""
     roll = state.roll
@@ -60,7 +54,8 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     if banks:
         lines.append("  You may bank after keeping: " + ", ".join(banks))
     else:
-        lines.append(f"  No bank yet: {_bank_refusal_now(game, state)}")
+        # The engine's own words: the one place that says why a bank is refused.
+        lines.append(f"  No bank yet: {game.bank_refusal(state)}")
     if state.pending and game.confirm_combinations:
         lines.append("  Your last combination still needs a single 1 or 5 to confirm it (TT-9c).")
     lines.append("  " + HELP)
@@ -118,7 +113,7 @@ def parse(game: tt.Game, state: tt.State, text: str) -> int:
             raise ValueError("which dice do you keep? " + HELP)
         banks = [(value, sel) for sel, value in game.selections(roll) if game.bank_refusal(state, sel) is None]
         if not banks:
-            raise ValueError(f"you cannot bank now: {_bank_refusal_now(game, state)}")
+            raise ValueError(f"you cannot bank now: {game.bank_refusal(state)}")
         return tt.encode_action(max(banks)[1], True)
     bad = sorted({c for c in faces if c not in "123456"})
     if bad:
