@@ -1,6 +1,13 @@
-"""Agents that play any dice-envs env: random, heuristics, and (later) solvers and trained models.
+"""Agents that play any dice-envs env: random, heuristics, solvers and trained models.
 
-``AGENTS[game_name][agent_name]`` is the agent class; :func:`make_agent` builds one.
+``AGENTS[game_name][agent_name]`` is the agent's class, or a lazy ``"module:Class"`` string for
+agents whose modules are heavy (solvers, trained networks): listing the agents never imports
+them, and a lazy entry whose module is missing says so when it is used. :func:`make_agent` builds
+an agent from a SPEC (``agents.spec``, CONTRACTS.md "Agent SPECs").
+
+>>> from dice_envs.games import meyer
+>>> make_agent(meyer.Game(), "bluffer:lie_probability=1/3", seed=0)
+BlufferAgent(lie_probability=1/3, doubt_below=1/2)
 """
 
 from __future__ import annotations
@@ -10,24 +17,58 @@ from agents.meyer import BayesianDoubter, BlufferAgent, HonestAgent
 from agents.syvere import SyvereHeuristic
 from agents.tenthousand import GreedyAgent, ThresholdAgent
 
-AGENTS: dict[str, dict[str, type[Agent]]] = {
-    "syvere": {"random": RandomAgent, "heuristic": SyvereHeuristic},
-    "tenthousand": {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": ThresholdAgent},
-    "meyer": {"random": RandomAgent, "honest": HonestAgent, "bluffer": BlufferAgent, "doubter": BayesianDoubter},
+#: The agents of each game by name: classes, or ``"module:Class"`` strings imported on first use.
+AGENTS: dict[str, dict[str, type[Agent] | str]] = {
+    "syvere": {
+        "random": RandomAgent,
+        "heuristic": SyvereHeuristic,
+        "optimal": "agents.solvers.syvere:OptimalAgent",
+        "trained": "agents.checkpoint:TrainedAgent",
+    },
+    "tenthousand": {
+        "random": RandomAgent,
+        "greedy": GreedyAgent,
+        "heuristic": ThresholdAgent,
+        "optimal": "agents.solvers.tenthousand:OptimalAgent",
+        "winprob": "agents.solvers.tenthousand_win:WinProbAgent",
+        "trained": "agents.checkpoint:TrainedAgent",
+    },
+    "meyer": {
+        "random": RandomAgent,
+        "honest": HonestAgent,
+        "bluffer": BlufferAgent,
+        "doubter": BayesianDoubter,
+        "equilibrium": "agents.solvers.meyer:EquilibriumAgent",
+        "trained": "agents.checkpoint:TrainedAgent",
+    },
 }
 
 # The strongest built-in agent of each game: the opponent for `dice-envs play`.
 BEST: dict[str, str] = {"syvere": "heuristic", "tenthousand": "heuristic", "meyer": "doubter"}
 
 
-def make_agent(game, agent_name: str, seed: int | None = None, **params) -> Agent:
-    """Build the agent called ``agent_name`` for ``game`` (a rules engine)."""
-    table = AGENTS.get(game.name, {"random": RandomAgent})
-    if agent_name not in table:
-        raise ValueError(
-            f"unknown agent {agent_name!r} for {game.name}; choose from {', '.join(sorted(table))}"
-        )
-    return table[agent_name](game, seed=seed, **params)
+def make_agent(game, spec: str, seed: int | None = None, **params) -> Agent:
+    """Build the agent a SPEC names for ``game``.
+
+    Args:
+        game: a rules engine (``dice_envs.games.meyer.Game(...)``), or a game's short name for
+            its default options.
+        spec: ``NAME``, ``NAME:KEY=VALUE,...``, a registered class name (``"BlufferAgent"``) or a
+            checkpoint path (loaded by ``agents.checkpoint.load_agent``).
+        seed: seeds the agent's random choices.
+        **params: parameters as Python values; they override the SPEC's.
+
+    Raises:
+        ValueError: an unknown agent (listing the game's agents), a bad key or value (naming the
+            agent, the key and its type), or an agent that is not available in this installation.
+    """
+    from agents.spec import build
+
+    if isinstance(game, str):
+        from dice_envs.registry import env_module
+
+        game = env_module(game).raw_env.game_class()
+    return build(game, spec, seed=seed, **params)
 
 
 __all__ = ["AGENTS", "BEST", "Agent", "RandomAgent", "make_agent"]

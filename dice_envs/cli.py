@@ -1,124 +1,292 @@
-"""The ``dice-envs`` command: ``play``, ``match`` and ``bench``.
+"""The ``dice-envs`` command.
 
-Game options are passed as ``--name value`` after the game's name, with the option's own name
-(``--num-players 4``, ``--preset dk``, ``--lille-meyer false``); run ``dice-envs play GAME --help``
-to see them.
+Subcommands: ``play`` (a game in the terminal), ``match`` (agents against each other, standings
+with Wilson intervals), ``bench`` (steps per second), and, dispatched to the modules that own
+them, ``solve``, ``train``, ``tournament`` and ``replay``.
+
+Game options go after the game's name as ``--name value`` with the option's own name
+(``--num-players 4``, ``--preset dk``, ``--lille-meyer false``); ``dice-envs play GAME --help``
+lists them. Every failure is a one-line message and an exit code (:data:`EXIT_CODES`), never a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import inspect
+import importlib
+import os
 import sys
+from typing import Callable
 
-from dice_envs.registry import ENVS, env_module
+from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
 
+#: What the exit status of ``dice-envs`` means (also shown by ``dice-envs --help``).
+EXIT_CODES = {
+    0: "success",
+    1: "the command could not run (a missing module or optional dependency, a file that cannot be read)",
+    2: "bad usage or a bad value (the message names it)",
+    130: "interrupted (Ctrl-C)",
+    141: "the output pipe was closed (as by `| head -1`); nothing is printed",
+}
 
-def _value(text: str):
-    lowered = text.lower()
-    if lowered in ("true", "false", "none"):
-        return {"true": True, "false": False, "none": None}[lowered]
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
+#: Subcommands owned by other modules: name -> ("module", "function", what it does, extra).
+#: Each function takes the words after the subcommand (game first) and returns an exit code.
+DISPATCH: dict[str, tuple[str, str, str, str]] = {
+    "solve": ("agents.solvers.cli", "main", "solve a game exactly (solver tables, values, exploitability)", "solve"),
+    "train": ("train.cli", "main", "train an agent with reinforcement learning", "train"),
+    "tournament": ("evaluate.cli", "tournament_main", "rank agents in a tournament with common dice", "report"),
+    "replay": ("evaluate.cli", "replay_main", "replay a recorded game", "report"),
+}
 
 
-def parse_game_options(words: list[str]) -> dict:
-    """``["--num-players", "4", "--preset", "dk"]`` -> ``{"num_players": 4, "preset": "dk"}``."""
-    options = {}
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("--") or ("=" not in word and i + 1 >= len(words)):
-            raise ValueError(f"game options go as --name value pairs; could not read {word!r}")
-        name = word[2:].replace("-", "_")
-        if "=" in name:
-            name, text = name.split("=", 1)
-            i += 1
-        else:
-            text = words[i + 1]
-            i += 2
-        options[name] = _value(text)
-    return options
+class CommandUnavailable(Exception):
+    """A subcommand's module (or a dependency of it) is not installed: exit code 1."""
+
+
+def _epilog() -> str:
+    codes = "\n".join(f"  {code:>3}  {meaning}" for code, meaning in EXIT_CODES.items())
+    return (
+        f"games: {', '.join(GAMES)}\n"
+        "run `dice-envs COMMAND --help` for a command's arguments, "
+        "`dice-envs play GAME --help` for a game's options.\n\n"
+        f"exit codes:\n{codes}"
+    )
+
+
+def _whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], with a message saying what it is."""
+
+    def parse(text: str) -> int:
+        from dice_envs.options import INT_LIMIT
+
+        stripped = text.strip()
+        digits = stripped.lstrip("+-")
+        bound = f">= {low}" if high is None else f"in {low}..{high}"
+        wrong = argparse.ArgumentTypeError(f"{what} is a whole number {bound}, not {text!r}")
+        if not digits.isascii() or not digits.isdigit() or len(stripped) - len(digits) > 1:
+            raise wrong
+        if len(digits) > 19 or int(stripped) > (INT_LIMIT if high is None else high) or int(stripped) < low:
+            limit = "" if high is not None else f" (at most {INT_LIMIT})"
+            raise argparse.ArgumentTypeError(f"{what} is a whole number {bound}{limit}, not {text[:30]}")
+        return int(stripped)
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
+
+
+#: A seed is a whole number in 0..2**63-1 (numpy's SeedSequence takes any non-negative int).
+_seed = _whole("a seed", 0)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with `dice-envs` messages: errors exit 2 with one line, no usage dump."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message}\n(run `{self.prog} --help` for help)\n")
+
+
+def _agent_lines() -> str:
+    from agents import AGENTS
+
+    return "\n".join(f"  {game}: {', '.join(AGENTS.get(game, {}))}" for game in GAMES)
+
+
+def _match_epilog() -> str:
+    from evaluate.match import DEFAULT_AGENTS
+
+    defaults = "; ".join(f"{g}: {' '.join(DEFAULT_AGENTS[g])}" for g in GAMES if g in DEFAULT_AGENTS)
+    return (
+        f"agents of each game (a SPEC is NAME or NAME:KEY=VALUE,...; or a checkpoint path):\n{_agent_lines()}\n"
+        f"default --agents: {defaults}\n"
+        "game options go after the game as --name value; `dice-envs match GAME --help` lists them."
+    )
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dice-envs",
+        description="Nordic dice games for reinforcement learning: play, match, bench, solve, train, tournament.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    raw = argparse.RawDescriptionHelpFormatter
+
+    p_play = sub.add_parser(
+        "play", help="play a game in the terminal against built-in agents", add_help=False, formatter_class=raw
+    )
+    p_play.add_argument("-h", "--help", action="store_true", help="show this help (with a game: its options)")
+    p_play.add_argument("game", nargs="?", choices=GAMES, help=f"the game: {', '.join(GAMES)}")
+    p_play.add_argument("--seat", type=_whole("a seat", 0, 7), default=0, help="your seat (default 0)")
+    p_play.add_argument(
+        "--opponents",
+        default=None,
+        metavar="SPEC",
+        help="the agent at every other seat: NAME, NAME:KEY=VALUE,... or a checkpoint path "
+        "(default: the game's strongest built-in agent)",
+    )
+    p_play.add_argument("--seed", type=_seed, default=None, help="seeds the dice and the opponents (default: random)")
+
+    p_match = sub.add_parser(
+        "match", help="play agents against each other; print standings", add_help=False, formatter_class=raw
+    )
+    p_match.add_argument("-h", "--help", action="store_true", help="show this help (with a game: its options)")
+    p_match.add_argument("game", nargs="?", choices=GAMES, help=f"the game: {', '.join(GAMES)}")
+    p_match.add_argument(
+        "--agents",
+        nargs="+",
+        default=None,
+        metavar="SPEC",
+        help="one SPEC per seat, as separate words (random honest bluffer:lie_probability=0.3); "
+        "a comma list of bare names (heuristic,random) also works. Default: the game's best agent "
+        "against random",
+    )
+    p_match.add_argument(
+        "--games",
+        type=_whole("the number of games", 1),
+        default=1000,
+        help="games to play, seats rotated every game (default 1000)",
+    )
+    p_match.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        help="a whole number >= 0; seeds every game's dice and agents, per game (default 0)",
+    )
+
+    p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
+    p_bench.add_argument("--steps", type=_whole("--steps", 1), default=50_000, help="steps per env (default 50000)")
+    p_bench.add_argument("--rounds", type=_whole("--rounds", 1), default=5, help="interleaved rounds (default 5)")
+
+    for name, (module, _, what, _extra) in DISPATCH.items():
+        # Listed for --help only: the words after these names go to their modules unparsed.
+        sub.add_parser(name, help=what, add_help=False)
+    return parser
+
+
+def _commands() -> list[str]:
+    return ["play", "match", "bench", *DISPATCH]
 
 
 def _options_help(game: str) -> str:
     """The game's options with their defaults, as command-line flags."""
-    game_class = env_module(game).raw_env.game_class
-    params = inspect.signature(game_class.__init__).parameters.values()
-    defaults = {p.name: p.default for p in params if p.name != "self" and p.default is not p.empty}
-    # Engines that take **options (a preset's table) list them on the instance.
-    defaults.update(getattr(game_class(), "options", {}))
-    flags = ", ".join(f"--{name.replace('_', '-')} {value!r}" for name, value in defaults.items())
+    from dice_envs.options import option_defaults
+
+    flags = ", ".join(f"--{name.replace('_', '-')} {value!r}" for name, value in option_defaults(game).items())
     return f"game options of {game} (defaults): {flags}"
 
 
-def _seed(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, not {text}")
-    return value
+def _dispatch(command: str, words: list[str]) -> int:
+    """Run a subcommand owned by another module (imported only now, so `dice-envs play` stays light)."""
+    module_name, function, _, extra = DISPATCH[command]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name == missing or module_name.startswith(missing + "."):
+            raise CommandUnavailable(
+                f"`dice-envs {command}` is not available in this installation (module {module_name} is missing)"
+            ) from None
+        raise CommandUnavailable(
+            f"`dice-envs {command}` needs the package {missing.split('.')[0]!r}: "
+            f"pip install 'dice-envs[{extra}]'"
+        ) from None
+    run = getattr(module, function, None)
+    if run is None:
+        raise CommandUnavailable(f"`dice-envs {command}` is not available yet ({module_name}.{function} is missing)")
+    code = run(list(words))
+    return 0 if code is None else int(code)
+
+
+def _run(argv: list[str]) -> int:
+    if argv and argv[0] in DISPATCH:
+        return _dispatch(argv[0], argv[1:])
+    parser = _build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command is None:
+        if rest:
+            raise ValueError(f"unknown arguments {' '.join(rest)!r}; commands: {', '.join(_commands())}")
+        parser.print_help(sys.stderr)
+        return 2
+    if args.command == "bench":
+        if rest:
+            raise ValueError(f"bench takes no arguments {' '.join(rest)!r}")
+        from dice_envs import bench
+
+        bench.run(steps=args.steps, rounds=args.rounds)
+        return 0
+    sub_parser = parser._subparsers._group_actions[0].choices[args.command]  # the play/match parser
+    if args.command == "match":
+        sub_parser.epilog = _match_epilog()
+    if args.help:
+        sub_parser.print_help()
+        if args.game:
+            print("\n" + _options_help(args.game))
+        return 0
+    if args.game is None:
+        raise ValueError(f"{args.command} needs a game: {', '.join(GAMES)} (run `dice-envs {args.command} --help`)")
+    from dice_envs.options import parse_game_options
+
+    options = parse_game_options(args.game, rest)
+    if args.command == "play":
+        from dice_envs.play import play
+
+        play(args.game, options, seat=args.seat, opponents=args.opponents, seed=args.seed)
+        return 0
+    from evaluate.match import DEFAULT_AGENTS, play_match, split_agent_words
+
+    specs = split_agent_words(args.agents) if args.agents else list(DEFAULT_AGENTS[args.game])
+    result = play_match(args.game, specs, args.games, seed=args.seed, options=options, progress=True)
+    print(result.table())
+    return 0
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at devnull so Python's exit flush does not fail again.
+
+    This is the recipe of the Python documentation (``signal`` module, "Note on SIGPIPE").
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dice-envs", description="Nordic dice games for RL.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    """Run ``dice-envs`` with ``argv`` (default: the process's arguments); return the exit code.
 
-    p_play = sub.add_parser("play", help="play a game in the terminal against built-in agents", add_help=False)
-    p_play.add_argument("-h", "--help", action="store_true", help="show this help and the game's options")
-    p_play.add_argument("game", choices=GAMES)
-    p_play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p_play.add_argument(
-        "--opponents", default=None, help="built-in agent for the other seats (default: the game's strongest)"
-    )
-    p_play.add_argument("--seed", type=_seed, default=None, help="seed for the dice and the opponents")
-
-    p_match = sub.add_parser("match", help="play built-in agents against each other; print standings", add_help=False)
-    p_match.add_argument("-h", "--help", action="store_true", help="show this help and the game's options")
-    p_match.add_argument("game", choices=GAMES)
-    p_match.add_argument("--agents", default="heuristic,random", help="comma-separated, one per seat")
-    p_match.add_argument("--games", type=int, default=1000)
-    p_match.add_argument("--seed", type=_seed, default=0)
-
-    p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
-    p_bench.add_argument("--steps", type=int, default=50_000, help="steps per env (default 50000)")
-    p_bench.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-
-    args, rest = parser.parse_known_args(argv)
+    Every subcommand runs under this one handler: a ``ValueError`` (bad input) prints
+    ``dice-envs: <message>`` and gives 2, Ctrl-C gives 130, a closed output pipe gives 141
+    quietly, and an ``OverflowError`` or ``MemoryError`` (a value too large to use) gives 2 with
+    a message, so no traceback reaches the user for anything they typed.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if args.command == "bench":
-            if rest:
-                parser.error(f"unrecognized arguments: {' '.join(rest)}")
-            from dice_envs import bench
-
-            bench.run(steps=args.steps, rounds=args.rounds)
-            return 0
-        if args.help:
-            (p_play if args.command == "play" else p_match).print_help()
-            print("\n" + _options_help(args.game))
-            return 0
-        options = parse_game_options(rest)
-        if args.command == "play":
-            from dice_envs.play import play
-
-            play(args.game, options, seat=args.seat, opponents=args.opponents, seed=args.seed)
-            return 0
-        from evaluate.match import play_match
-
-        agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-        result = play_match(args.game, agents, args.games, seed=args.seed, options=options, progress=True)
-        print(result.table())
-        return 0
+        return _run(argv)
+    except SystemExit as exc:  # argparse's own exits (help: 0, bad usage: 2), here or in a subcommand
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except ValueError as exc:
         print(f"dice-envs: {exc}", file=sys.stderr)
         return 2
+    except (OverflowError, MemoryError) as exc:
+        detail = f" ({exc})" if str(exc) else ""
+        print(f"dice-envs: a value is too large to use{detail}: {' '.join(argv)[:200]}", file=sys.stderr)
+        return 2
+    except CommandUnavailable as exc:
+        print(f"dice-envs: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\ndice-envs: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
+    except OSError as exc:  # a file that cannot be read or written (replay, checkpoints)
+        print(f"dice-envs: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,15 @@
-"""Play agents against each other and report win rates with confidence intervals.
+"""Play agents against each other and report win rates with Wilson score intervals.
+
+Every game of a match is keyed by ``(seed, game number)``: its dice and its agents' random
+choices are seeded from that key alone (``numpy.random.SeedSequence(seed, spawn_key=(g, ...))``),
+drawn when the game starts, so a match of any length allocates nothing up front and game ``g``
+is the same whatever came before it.
 
 Example:
     >>> from evaluate.match import play_match
-    >>> result = play_match("dice/syvere-v0", ["heuristic", "random"], num_games=20, seed=0)
+    >>> result = play_match("syvere", ["heuristic", "random"], num_games=20, seed=0)
+    >>> result.records[0].games
+    20
     >>> print(result.table())  # doctest: +SKIP
 """
 
@@ -10,47 +17,107 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 import dice_envs  # noqa: F401  (registers the envs)
-from agents import make_agent
+from agents import BEST, Agent, make_agent
+from agents.spec import spec_label
+from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
+from evaluate.stats import Z95, mean_ci, wilson
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
+#: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
+#: against the random one.
+DEFAULT_AGENTS: dict[str, tuple[str, ...]] = {game: (best, "random") for game, best in BEST.items()}
+
+#: Seconds between progress lines when 10% of the games take longer than that.
+PROGRESS_SECONDS = 5.0
+
+__all__ = [
+    "DEFAULT_AGENTS",
+    "AgentRecord",
+    "MatchResult",
+    "Z95",
+    "game_seeds",
+    "mean_ci",
+    "play_match",
+    "split_agent_words",
+]
 
 
-def mean_ci(values, z: float = Z95) -> tuple[float, float, float]:
-    """Mean and a normal-approximation confidence interval ``(mean, low, high)``."""
-    x = np.asarray(values, dtype=float)
-    if len(x) == 0:
-        raise ValueError("mean_ci needs at least one value")
-    mean = float(x.mean())
-    if len(x) == 1:
-        return mean, mean, mean
-    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return mean, mean - half, mean + half
+def split_agent_words(words: list[str]) -> list[str]:
+    """The entrants of ``--agents``: one SPEC per word; a word of bare names joined by commas
+    (the old form, ``heuristic,random``) gives one entrant per name.
+
+    A SPEC's own commas (``bluffer:lie_probability=0.3,doubt_below=0.5``) come after its ``:``
+    and are kept, as are commas in a path.
+
+    >>> split_agent_words(["heuristic,random", "bluffer:lie_probability=0.3,doubt_below=0.5"])
+    ['heuristic', 'random', 'bluffer:lie_probability=0.3,doubt_below=0.5']
+    """
+    specs = []
+    for word in words:
+        if "," in word and not any(c in word for c in ":=/\\"):
+            names = [name.strip() for name in word.split(",")]
+            if not all(names):
+                raise ValueError(f"--agents: an empty name in {word!r}")
+            specs.extend(names)
+        elif word.strip():
+            specs.append(word.strip())
+        else:
+            raise ValueError("--agents: an empty SPEC")
+    return specs
+
+
+def game_seeds(seed: int, game: int, num_entrants: int) -> tuple[int, list[int]]:
+    """The seeds of game number ``game`` of a match: ``(dice seed, [seed of entrant i, ...])``.
+
+    Each is drawn from its own key ``(seed, game, 0)`` (dice) and ``(seed, game, 1 + i)``
+    (entrant i), so no seed depends on how many games were played before.
+    """
+    words = [
+        np.random.SeedSequence(seed, spawn_key=(game, k)).generate_state(2, np.uint32)
+        for k in range(num_entrants + 1)
+    ]
+    as_int = [int(w[0]) << 32 | int(w[1]) for w in words]
+    return as_int[0], as_int[1:]
 
 
 @dataclass
 class AgentRecord:
-    """One entrant's results over a match."""
+    """One entrant's results over a match, kept as running sums (nothing per game)."""
 
     label: str
-    win_shares: list[float] = field(default_factory=list)  # 1 for a win, 1/k for a k-way tie
-    returns: list[float] = field(default_factory=list)
+    games: int = 0
+    share_sum: float = 0.0  # 1 for a win, 1/k for a k-way tie
+    return_sum: float = 0.0
+    _return_sq: float = field(default=0.0, repr=False)  # Welford's sum of squared deviations
 
-    @property
-    def games(self) -> int:
-        return len(self.returns)
+    def add(self, share: float, ret: float) -> None:
+        """Count one game: its win share and its return."""
+        self.games += 1
+        self.share_sum += share
+        before = self.return_sum / (self.games - 1) if self.games > 1 else 0.0
+        self.return_sum += ret
+        self._return_sq += (ret - before) * (ret - self.return_sum / self.games)
 
-    def win_rate(self) -> tuple[float, float, float]:
-        """Win rate (ties shared) with its 95% confidence interval."""
-        return mean_ci(self.win_shares)
+    def win_rate(self, z: float = Z95) -> tuple[float, float, float]:
+        """Win rate (ties shared) with its Wilson score interval ``(rate, low, high)``."""
+        return wilson(self.share_sum, self.games, z)
 
-    def mean_return(self) -> tuple[float, float, float]:
-        return mean_ci(self.returns)
+    def mean_return(self, z: float = Z95) -> tuple[float, float, float]:
+        """Mean return with a normal-approximation interval ``(mean, low, high)``."""
+        if self.games == 0:
+            raise ValueError(f"{self.label} has played no games")
+        mean = self.return_sum / self.games
+        if self.games == 1:
+            return mean, mean, mean
+        half = z * math.sqrt(max(0.0, self._return_sq) / (self.games - 1) / self.games)
+        return mean, mean - half, mean + half
 
 
 @dataclass
@@ -64,27 +131,23 @@ class MatchResult:
     seed: int
 
     def table(self) -> str:
-        """A plain-text table: entrant, games, win rate with 95% CI, mean return."""
+        """A plain-text table: entrant, games, win rate with its 95% Wilson interval, mean return."""
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
+        width = max(24, *(len(rec.label) for rec in self.records))
         lines = [
             f"{self.env_id} ({opts}), {self.num_games} games, seed {self.seed}, seats rotated",
-            f"{'agent':<24} {'games':>6} {'win rate':>9} {'95% CI':>17} {'mean return':>12}",
+            f"{'agent':<{width}} {'games':>6} {'win rate':>9} {'95% CI (Wilson)':>17} {'mean return':>12}",
         ]
         for rec in self.records:
             w, lo, hi = rec.win_rate()
             r, _, _ = rec.mean_return()
-            lines.append(
-                f"{rec.label:<24} {rec.games:>6} {w:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>17} {r:>12.3f}"
-            )
+            lines.append(f"{rec.label:<{width}} {rec.games:>6} {w:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>17} {r:>12.3f}")
         return "\n".join(lines)
 
 
-def _label(spec, index: int, specs) -> str:
-    name = spec if isinstance(spec, str) else spec[0]
-    if isinstance(spec, tuple) and spec[1]:
-        name += "(" + ",".join(f"{k}={v}" for k, v in spec[1].items()) + ")"
-    same = [s for s in specs if s == spec]
-    return f"{name}#{index}" if len(same) > 1 else name
+def _labels(specs) -> list[str]:
+    names = [spec_label(spec) for spec in specs]
+    return [f"{name}#{i}" if names.count(name) > 1 else name for i, name in enumerate(names)]
 
 
 def play_match(
@@ -94,47 +157,62 @@ def play_match(
     seed: int = 0,
     options: dict | None = None,
     progress: bool = False,
+    on_game: Callable[[int, tuple[float, ...]], None] | None = None,
 ) -> MatchResult:
     """Play ``num_games`` games between the given agents, rotating their seats every game.
 
     Args:
-        env_id: a registered env (``dice/syvere-v0``) or its short name (``syvere``).
-        agent_specs: one entry per seat: an agent name (``"heuristic"``) or
-            ``(name, params)``. ``num_players`` defaults to the number of entries.
-        num_games: games to play; game ``g`` seats entrant ``i`` at seat ``(i + g) % N``.
-        seed: seeds the dice (each game's seed is drawn from ``numpy.random.SeedSequence(seed)``,
-            so matches with different seeds share no games) and the agents.
+        env_id: a game's short name (``syvere``) or a registered env id.
+        agent_specs: one entry per seat: a SPEC string (``"heuristic"``,
+            ``"bluffer:lie_probability=0.3"``, a checkpoint path), a ``(name, params)`` pair, or
+            an agent object. ``num_players`` defaults to the number of entries.
+        num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N``.
+        seed: a whole number >= 0; game ``g``'s dice and agents are seeded from ``(seed, g)``
+            (:func:`game_seeds`), so matches with different seeds share no games.
         options: the game's options.
-        progress: print a progress line to stderr every 10% of the games.
+        progress: print progress lines to stderr (every 10% of the games, and at least every
+            few seconds).
+        on_game: called after each game with its number and the entrants' returns (in the
+            order of ``agent_specs``).
+
+    Raises:
+        ValueError: a bad number of games, seed, option or SPEC, or agents that do not fit the
+            number of players.
     """
-    if num_games < 1:
-        raise ValueError(f"num_games must be at least 1, got {num_games}")
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     specs = list(agent_specs)
-    options = dict(options or {})
-    for name in ("max_cycles", "render_mode"):
-        if name in options:
-            raise ValueError(f"{name} is not an option of a match: its games are played to the end, unseen")
+    if not specs:
+        raise ValueError("a match needs at least one agent per seat")
+    module = env_module(env_id)
+    options = check_game_options(env_id, dict(options or {}), refused="a match (its games are played to the end, unseen)")
     options.setdefault("num_players", len(specs))
     if options["num_players"] != len(specs):
-        raise ValueError(
-            f"{len(specs)} agents given for num_players={options['num_players']}; give one per seat"
-        )
-    env = env_module(env_id).raw_env(**options)
+        raise ValueError(f"{len(specs)} agents given for num_players={options['num_players']}; give one per seat")
+    env = module.raw_env(**options)
     game = env.game
     agents = []
-    for i, spec in enumerate(specs):
-        name, params = (spec, {}) if isinstance(spec, str) else spec
-        agents.append(make_agent(game, name, seed=seed * 1000 + i, **params))
-    records = [AgentRecord(_label(spec, i, specs)) for i, spec in enumerate(specs)]
+    for spec in specs:
+        if isinstance(spec, Agent):
+            agents.append(spec)
+        elif isinstance(spec, tuple):
+            name, params = spec
+            agents.append(make_agent(game, name, **params))
+        else:
+            agents.append(make_agent(game, spec))
+    records = [AgentRecord(label) for label in _labels(specs)]
     n = len(specs)
     step = max(1, num_games // 10)
-    game_seeds = np.random.SeedSequence(seed).generate_state(num_games).tolist()
+    last_report = time.monotonic()
     for g in range(num_games):
+        dice_seed, agent_seeds = game_seeds(seed, g, n)
         seat_of = [(i + g) % n for i in range(n)]  # entrant -> seat
         entrant_at = {seat: i for i, seat in enumerate(seat_of)}
-        for agent in agents:
-            agent.reset()
-        env.reset(seed=game_seeds[g])
+        for agent, agent_seed in zip(agents, agent_seeds):
+            agent.reset(seed=agent_seed)
+        env.reset(seed=dice_seed)
         for agent_id in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -147,8 +225,12 @@ def play_match(
         winners = [s for s in range(n) if returns[s] > 0] if any(returns) else list(range(n))
         for i, rec in enumerate(records):
             seat = seat_of[i]
-            rec.returns.append(returns[seat])
-            rec.win_shares.append(1.0 / len(winners) if seat in winners else 0.0)
-        if progress and (g + 1) % step == 0:
-            print(f"  {g + 1}/{num_games} games", file=sys.stderr, flush=True)
+            rec.add(1.0 / len(winners) if seat in winners else 0.0, returns[seat])
+        if on_game is not None:
+            on_game(g, tuple(returns[seat_of[i]] for i in range(n)))
+        if progress:
+            now = time.monotonic()
+            if (g + 1) % step == 0 or now - last_report >= PROGRESS_SECONDS:
+                last_report = now
+                print(f"  {g + 1}/{num_games} games", file=sys.stderr, flush=True)
     return MatchResult(env_id, options, records, num_games, seed)

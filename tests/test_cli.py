@@ -64,14 +64,21 @@ def test_cli_match_prints_standings(capsys):
     assert "heuristic" in out and "random#1" in out and "95% CI" in out
 
 
-def test_game_options_parse():
-    assert cli.parse_game_options(["--num-players", "4", "--preset", "dk", "--lille-meyer=false"]) == {
+def test_game_options_parse_by_the_options_declared_type():
+    from dice_envs.options import parse_game_options
+
+    assert parse_game_options("meyer", ["--num-players", "4", "--lille-meyer=false", "--claim_rule", "higher"]) == {
         "num_players": 4,
-        "preset": "dk",
         "lille_meyer": False,
+        "claim_rule": "higher",
+    }
+    # "no" is a preset name here, not a bool: the option's type decides.
+    assert parse_game_options("tenthousand", ["--preset", "no", "--target", "5000"]) == {
+        "preset": "no",
+        "target": 5000,
     }
     with pytest.raises(ValueError, match="--name value"):
-        cli.parse_game_options(["num_players", "4"])
+        parse_game_options("syvere", ["num_players", "4"])
 
 
 def test_bench_prints_a_line_per_env_with_the_ratio_to_tictactoe():
@@ -97,22 +104,36 @@ def test_play_every_game_against_its_default_opponents_until_the_person_quits(ga
 
 
 def test_cli_refuses_what_does_not_fit_without_a_traceback(capsys):
+    # Issue 7 item 7: play and match take no render_mode/max_cycles, and their message does not offer them.
     assert cli.main(["play", "syvere", "--render-mode", "human"]) == 2
-    assert "render_mode is not an option of play" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown option 'render_mode'" in err and "max-cycles" not in err and "--max-rolls" in err
     assert cli.main(["match", "syvere", "--max-cycles", "1", "--games", "3"]) == 2
-    assert "max_cycles is not an option of a match" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown option 'max_cycles'" in err and "render" not in err
+    with pytest.raises(ValueError, match="render_mode is not an option of play"):
+        play("syvere", {"render_mode": "human"})
     assert cli.main(["bench", "--rounds", "0"]) == 2
-    assert "rounds >= 1" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["play", "syvere", "--seed", "-1"])
+    assert "--rounds is a whole number >= 1" in capsys.readouterr().err
+    assert cli.main(["play", "syvere", "--seed", "-1"]) == 2
     assert "a seed is a whole number >= 0" in capsys.readouterr().err
 
 
-def test_matches_with_different_seeds_share_no_games():
-    from evaluate.match import play_match
+def test_match_games_are_keyed_by_seed_and_number_not_drawn_up_front():
+    from evaluate.match import game_seeds, play_match
 
-    a = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=0)
-    b = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=2)
-    assert a.records[0].returns[2:] != b.records[0].returns[:10]
-    again = play_match("tenthousand", ["heuristic", "greedy"], 12, seed=0)
-    assert again.records[0].returns == a.records[0].returns
+    def per_game(num_games, seed):
+        log = []
+        play_match("tenthousand", ["heuristic", "greedy"], num_games, seed=seed, on_game=lambda g, r: log.append(r))
+        return log
+
+    a = per_game(12, 0)
+    assert per_game(5, 0) == a[:5]  # game g does not depend on how many games the match has
+    assert per_game(12, 0) == a
+    b = per_game(12, 2)
+    assert a[2:] != b[:10]
+    # Different seeds and games give different keys; a huge game number costs no more than 0.
+    keys = {game_seeds(s, g, 2)[0] for s in range(3) for g in range(50)}
+    assert len(keys) == 150
+    dice, agents = game_seeds(0, 10**11, 3)
+    assert len(agents) == 3 and len({dice, *agents}) == 4

@@ -29,7 +29,7 @@ def choice(agent, game, roll, **fields):
 
 
 def test_registered_for_tenthousand():
-    assert set(AGENTS["tenthousand"]) == {"random", "greedy", "heuristic"}
+    assert set(AGENTS["tenthousand"]) == {"random", "greedy", "heuristic", "optimal", "winprob", "trained"}
     game = tt.Game()
     assert isinstance(make_agent(game, "heuristic", seed=1), ThresholdAgent)
     assert isinstance(make_agent(game, "greedy"), GreedyAgent)

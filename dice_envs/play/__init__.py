@@ -8,7 +8,8 @@ The loop is the same for every game; each game has a hook module ``dice_envs.pla
 * optionally ``render_for(game, state, seat) -> str``: the table as that seat sees it (games with
   hidden information); without it the loop shows ``game.render(state)``.
 
-``q`` quits.
+``q`` or end of input quits (the game is left, :func:`play` returns ``None``); Ctrl-C is not
+caught here, so that every command treats it alike (``dice-envs`` exits 130).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import importlib
 from typing import Callable
 
 from agents import BEST, make_agent
+from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 
 QUIT = ("q", "quit", "exit")
-# The loop renders by itself and plays games to their end.
-NOT_FOR_PLAY = ("render_mode", "max_cycles")
 
 
 class _Quit(Exception):
@@ -29,11 +29,11 @@ class _Quit(Exception):
 
 
 def _ask(game, state, hooks, read: Callable[[str], str], write) -> int:
-    """Ask until the person gives a legal action; raises _Quit on q, end of input or Ctrl-C."""
+    """Ask until the person gives a legal action; raises _Quit on q or end of input."""
     while True:
         try:
             text = read("> ").strip()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             write("")
             raise _Quit from None
         if text.lower() in QUIT:
@@ -62,15 +62,19 @@ def play(
         game_name: ``syvere``, ``tenthousand`` or ``meyer`` (or a registry id).
         options: the game's options (``num_players`` among them).
         seat: the person's seat.
-        opponents: the built-in agent that plays every other seat; by default the game's
-            strongest (``agents.BEST``).
+        opponents: a SPEC (``NAME``, ``NAME:KEY=VALUE,...`` or a checkpoint path) for the
+            agent that plays every other seat; by default the game's strongest built-in agent
+            (``agents.BEST``).
         seed: seeds the dice and the opponents.
         read, write: input and output (tests pass their own).
+
+    Raises:
+        ValueError: a bad option, seat or SPEC.
+        KeyboardInterrupt: Ctrl-C, left to the caller (the command line exits 130).
     """
-    options = dict(options or {})
-    for name in NOT_FOR_PLAY:
-        if name in options:
-            raise ValueError(f"{name} is not an option of play: the game is shown and played to its end")
+    # The loop renders by itself and plays the game to its end: render_mode and max_cycles are
+    # the env's, not the game's, and are refused.
+    options = check_game_options(game_name, options or {}, refused="play: the game is shown and played to its end")
     raw = env_module(game_name).raw_env(render_mode="ansi", **options)
     game = raw.game
     if not 0 <= seat < game.num_players:

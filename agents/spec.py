@@ -1,0 +1,208 @@
+"""Agent SPECs: the one parser of the strings that name an agent (CONTRACTS.md, "Agent SPECs").
+
+A SPEC is ``NAME``, ``NAME:KEY=VALUE[,KEY=VALUE...]`` or a path to a checkpoint:
+
+* ``NAME`` is an agent registered for the game (``agents.AGENTS[game]``: ``random``,
+  ``heuristic``, ``bluffer``, ``optimal`` ...) or the name of its class (``BlufferAgent``).
+* Each ``VALUE`` is read by the type annotation of the agent class's ``__init__`` parameter
+  ``KEY`` (int, float, bool, Fraction, str, tuple of ints; the default's type when there is no
+  annotation), never by evaluating text: ``true``/``false``, ``0.3`` or ``1/3``, ``(7,4)`` or
+  ``7/4`` for a tuple of whole numbers (see :func:`dice_envs.options.parse_value`).
+* Anything else that looks like a path (it contains ``/`` or ``\\``, ends in ``.safetensors``,
+  or exists on disk) is a checkpoint: the directory or its ``policy.safetensors``. A registered
+  name wins over a file of the same name; write ``./random`` for the file.
+
+>>> parse_spec("meyer", "bluffer:lie_probability=1/3,reroll=false")
+('bluffer', {'lie_probability': Fraction(1, 3), 'reroll': False})
+>>> parse_spec("syvere", "random")
+('random', {})
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from dice_envs.options import declared_types, parse_value, type_name
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+#: Parameters a SPEC never sets: the game is the command's, the seed is given separately.
+_RESERVED = ("game", "seed")
+
+
+def resolve_entry(game_name: str, name: str, entry: Any) -> type:
+    """The agent class of a registry entry: a class, or a lazy ``"module:Class"`` string.
+
+    Raises:
+        ValueError: the entry's module (or a package it needs) is missing, or has no such class.
+    """
+    if not isinstance(entry, str):
+        return entry
+    module_name, _, class_name = entry.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or module_name
+        if module_name == missing or module_name.startswith(missing + "."):
+            why = f"its module {module_name} is missing from this installation"
+        else:
+            extra = "train" if missing.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib", "safetensors") else "solve"
+            why = f"it needs the package {missing.split('.')[0]!r} (pip install 'dice-envs[{extra}]')"
+        raise ValueError(f"agent {name!r} for {game_name} is not available: {why}") from None
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise ValueError(f"agent {name!r} for {game_name} is not available: {module_name} has no {class_name}") from None
+
+
+def _table(game_name: str) -> dict:
+    from agents import AGENTS, RandomAgent
+
+    return AGENTS.get(game_name, {"random": RandomAgent})
+
+
+def _class_name(entry: Any) -> str:
+    return entry.partition(":")[2] if isinstance(entry, str) else entry.__name__
+
+
+def lookup(game_name: str, name: str) -> tuple[str, Any]:
+    """The registered name and registry entry (class or lazy string) of ``name`` for a game.
+
+    ``name`` is a registered name or the name of a registered class; nothing is imported.
+
+    Raises:
+        ValueError: an unknown name, listing the game's agents.
+    """
+    table = _table(game_name)
+    if name in table:
+        return name, table[name]
+    for registered, entry in table.items():
+        if _class_name(entry) == name:
+            return registered, entry
+    raise ValueError(f"unknown agent {name!r} for {game_name}; choose from {', '.join(sorted(table))}")
+
+
+def _looks_like_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.endswith(".safetensors") or spec.startswith(("~", ".")) or os.path.exists(spec)
+
+
+def parameter_types(game_name: str, name: str) -> dict[str, Any]:
+    """The parameters a SPEC may set for agent ``name`` of a game, with their types."""
+    registered, entry = lookup(game_name, name)
+    cls = resolve_entry(game_name, registered, entry)
+    return {key: kind for key, kind in declared_types(cls.__init__).items() if key not in _RESERVED}
+
+
+def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
+    """Read a SPEC: ``(registered name, {key: value})``, or ``(Path, {})`` for a checkpoint.
+
+    Args:
+        game_name: the game's short name (``syvere``, ``tenthousand``, ``meyer``).
+        spec: ``NAME``, ``NAME:KEY=VALUE,...`` or a checkpoint path.
+
+    Raises:
+        ValueError: an unknown agent (listing the game's agents), an unknown key (listing the
+            agent's parameters), or a value not of the key's type (naming agent, key and type).
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent SPEC is text such as 'random' or 'bluffer:lie_probability=0.3', got {spec!r}")
+    text = spec.strip()
+    if not text:
+        raise ValueError("an empty agent SPEC")
+    head, has_params, body = text.partition(":")
+    head = head.strip()
+    if _NAME.fullmatch(head):
+        try:
+            registered, _ = lookup(game_name, head)
+        except ValueError:
+            if has_params or not _looks_like_path(text):
+                raise  # an unknown agent: the message lists the game's agents
+        else:
+            return registered, _parse_params(game_name, registered, body)
+    if _looks_like_path(text):
+        return Path(text).expanduser(), {}
+    table = _table(game_name)
+    raise ValueError(
+        f"cannot read the agent SPEC {spec!r}: not NAME, NAME:KEY=VALUE,... or a checkpoint path; "
+        f"agents of {game_name}: {', '.join(sorted(table))}"
+    )
+
+
+def _split_params(body: str) -> list[str]:
+    """Split ``k=v,k2=(1,2)`` at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(body):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(0, depth - 1)
+        elif c == "," and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    return parts
+
+
+def _parse_params(game_name: str, name: str, body: str) -> dict:
+    if not body.strip():
+        return {}
+    types_ = parameter_types(game_name, name)
+    listed = ", ".join(f"{k} ({type_name(t)})" for k, t in types_.items()) or "none"
+    params: dict[str, Any] = {}
+    for part in _split_params(body):
+        key, has_value, value = part.partition("=")
+        key = key.strip()
+        if not has_value or not key:
+            raise ValueError(f"agent {name!r}: parameters go as KEY=VALUE, could not read {part!r}")
+        if key in _RESERVED:
+            raise ValueError(f"agent {name!r}: {key} is not set in a SPEC (the command sets it)")
+        if key not in types_:
+            raise ValueError(f"agent {name!r} has no parameter {key!r}; its parameters: {listed}")
+        if key in params:
+            raise ValueError(f"agent {name!r}: parameter {key!r} is given twice")
+        params[key] = parse_value(value.strip(), types_[key], f"agent {name!r}: {key}")
+    return params
+
+
+def spec_label(spec: Any) -> str:
+    """A short label for an entrant: the SPEC text, ``name(k=v)`` for a pair, a class name."""
+    if isinstance(spec, str):
+        return spec.strip()
+    if isinstance(spec, Path):
+        return str(spec)
+    if isinstance(spec, tuple) and len(spec) == 2:
+        name, params = spec
+        return f"{name}({','.join(f'{k}={v}' for k, v in params.items())})" if params else str(name)
+    return type(spec).__name__
+
+
+def build(game, spec: str, seed: int | None = None, **params):
+    """Build the agent a SPEC names for ``game`` (an engine); ``params`` override the SPEC's.
+
+    Raises:
+        ValueError: a bad SPEC, or parameters the agent refuses.
+    """
+    name, spec_params = parse_spec(game.name, spec)
+    if isinstance(name, Path):
+        if params:
+            raise ValueError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
+        from agents.checkpoint import load_agent
+
+        return load_agent(game, name, seed=seed)
+    registered, entry = lookup(game.name, name)
+    cls = resolve_entry(game.name, registered, entry)
+    merged = {**spec_params, **params}
+    accepted = inspect.signature(cls.__init__).parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
+    unknown = [k for k in merged if k not in accepted and not takes_any]
+    if unknown:
+        listed = ", ".join(parameter_types(game.name, registered)) or "none"
+        raise ValueError(f"agent {registered!r} has no parameter {unknown[0]!r}; its parameters: {listed}")
+    return cls(game, seed=seed, **merged)
+
+
+__all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label"]
