@@ -1,4 +1,10 @@
-"""Training entry points (Stable-Baselines3 and sb3-contrib on torch): not written yet.
+"""Training: self-play MaskablePPO (sb3-contrib on torch) for every game.
 
-The ``train`` extra of the package installs their dependencies; ``make run`` installs it.
+* :mod:`train.view` — the single-agent Gymnasium view of a game (no torch), registered as
+  ``dice/Syvere-v0``, ``dice/TenThousand-v0``, ``dice/Meyer-v0``.
+* :mod:`train.config` — the arguments dataclass and each game's default recipe.
+* :mod:`train.trainer` — the resumable training loop; :mod:`train.cli` — ``dice-envs train``.
+* :mod:`train.evaluation`, :mod:`train.benchmark` — win rates with seats rotated and Wilson intervals.
+
+The checkpoint format is :mod:`agents.checkpoint`. The ``train`` extra installs the dependencies.
 """

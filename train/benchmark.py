@@ -1,0 +1,62 @@
+"""The quality benchmark: a checkpoint's win rates against fixed opponents, with Wilson intervals.
+
+Every deal is played once with the checkpoint in each seat (seats rotated, common dice), on seeds
+from ``--eval-seed`` upwards (2 000 000 000 by default), far from the seeds training uses (below
+10**9) and from the trainer's periodic evaluation (10**9 and up). Run it as::
+
+    dice-envs train meyer --evaluate agents/trained/meyer --opponents honest doubter bluffer --deals 2000
+
+(2 players: 2000 deals = 4000 games; Syvere with 4 players: 1000 deals = 4000 games.)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from agents.checkpoint import load_agent
+from train.config import RECIPES
+from train.evaluation import play_against
+
+
+def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[str] | None, deals: int,
+              seed: int = 2_000_000_000, greedy: bool = True, progress: bool = True) -> list[dict]:
+    """Play ``checkpoint`` against each opponent and print one line per opponent, then JSON.
+
+    Args:
+        game: the game's short name.
+        options: the game's options; ``None`` for the checkpoint's own.
+        checkpoint: the checkpoint path.
+        opponents: SPECs; ``None`` for the game's recipe baselines.
+        deals: deals per opponent (each played in every seat).
+        seed: the first deal's seed.
+        greedy: the checkpoint plays its argmax (else samples from its policy).
+        progress: show a progress bar per opponent.
+    """
+    if deals < 1:
+        raise ValueError(f"--deals must be >= 1, got {deals}")
+    agent = load_agent(game, checkpoint, seed=seed, greedy=greedy)
+    from agents.checkpoint import engine_options, check_compatible
+
+    if options:
+        from dice_envs.registry import env_module
+
+        engine = env_module(game).raw_env(**options).game
+        check_compatible(agent.policy.meta, engine, agent.policy.path)
+    options = dict(agent.policy.meta["options"]) if not options else options
+    opponents = list(opponents or RECIPES[game]["baselines"])
+    from tqdm import tqdm
+
+    results = []
+    for opponent in opponents:
+        n = len(engine_options(agent.game)) and agent.game.num_players
+        start = time.perf_counter()
+        with tqdm(total=deals * n, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
+            res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
+        seconds = time.perf_counter() - start
+        rate, low, high = res.interval()
+        print(f"{game} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over {res.games} "
+              f"games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
+        results.append({**res.as_dict(), "seconds": seconds, "seed": seed, "greedy": greedy})
+    print(json.dumps({"checkpoint": checkpoint, "results": results}))
+    return results

@@ -1,0 +1,170 @@
+"""The training configuration: one dataclass of arguments (CleanRL style) and a default recipe per game.
+
+Precedence, lowest first: the dataclass defaults, the game's recipe (:data:`RECIPES`), a
+``--config FILE`` (JSON or TOML, keys are the field names below), then command-line flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Args:
+    """Everything a training run needs; each field's docstring says what it does."""
+
+    game: str = "meyer"
+    """Short name of the game: syvere, tenthousand or meyer."""
+    options: dict = field(default_factory=dict)
+    """The game's options (num_players, preset, lives, ...), as the env takes them."""
+    timesteps: int = 500_000
+    """Total learner decisions (env steps) to train for; a resumed run stops at the same total."""
+    seed: int = 0
+    """Seed of everything random in the run (envs, opponents, network initialisation)."""
+    run_dir: str = "runs/run"
+    """Directory of the run: checkpoints/, policy/ (the latest), resume/, tb/, summary.json."""
+    n_envs: int = 8
+    """Parallel environments."""
+    vec_env: str = "dummy"
+    """``dummy`` (all envs in this process) or ``subproc`` (one process each); dummy is faster on 2 cores."""
+    torch_threads: int = 1
+    """torch's intra-op threads; 1 was fastest for these small networks on 2 cores."""
+    n_steps: int = 256
+    """Steps per env between PPO updates (the rollout is n_steps * n_envs)."""
+    batch_size: int = 512
+    """PPO minibatch size."""
+    n_epochs: int = 4
+    """PPO epochs over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam learning rate (constant)."""
+    gamma: float = 1.0
+    """Discount; 1 because the only reward is the game's result (C-3), however late it comes."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clipping."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    hidden: tuple = (64, 64)
+    """Hidden layer sizes of the policy and (separately) of the value network."""
+    activation: str = "tanh"
+    """Activation of the hidden layers: tanh or relu."""
+    normalize_obs: bool = True
+    """Normalise observations with running statistics (VecNormalize); saved in every checkpoint."""
+    shaping: float = 0.0
+    """Scale of the potential-based reward shaping on the learner's standing (0 = off); see train.view."""
+    baselines: tuple = ("random",)
+    """SPECs of the built-in agents in the opponent pool; the periodic evaluation plays each of them."""
+    baseline_weights: tuple = ()
+    """Drawing weights of the baselines (default equal)."""
+    self_play_weight: float = 0.5
+    """Share of the opponent pool given to the learner's past snapshots once there are any."""
+    pool_size: int = 8
+    """Past snapshots kept in the pool (the oldest leave first)."""
+    snapshot_every: int = 50_000
+    """Timesteps between snapshots added to the pool (and checkpoints written)."""
+    eval_every: int = 50_000
+    """Timesteps between evaluations against the baselines."""
+    eval_deals: int = 50
+    """Deals per baseline in the periodic evaluation (each played in every seat)."""
+    learner_seat: Any = None
+    """The learner's seat, or None for a random seat each episode."""
+    progress: bool = True
+    """Show a progress bar (tqdm) with steps/s and the latest win rates."""
+
+    def __post_init__(self):
+        self.hidden = tuple(int(h) for h in self.hidden)
+        self.baselines = tuple(self.baselines)
+        self.baseline_weights = tuple(float(w) for w in self.baseline_weights)
+
+    def to_json(self) -> dict:
+        """The arguments as a JSON-able dict."""
+        d = dataclasses.asdict(self)
+        d["hidden"] = list(self.hidden)
+        d["baselines"] = list(self.baselines)
+        d["baseline_weights"] = list(self.baseline_weights)
+        return d
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Args)}
+
+#: The default recipe of each game: overrides of the dataclass defaults, chosen by measurement
+#: (see the README's training section for the figures behind them).
+RECIPES: dict[str, dict[str, Any]] = {
+    "meyer": {
+        "options": {"num_players": 2, "lives": 6},
+        "timesteps": 800_000,
+        "baselines": ("honest", "doubter", "bluffer"),
+        "self_play_weight": 0.3,
+        "ent_coef": 0.01,
+        "snapshot_every": 50_000,
+        "eval_every": 100_000,
+        "eval_deals": 100,
+    },
+    "syvere": {
+        "options": {"num_players": 4},
+        "timesteps": 800_000,
+        "baselines": ("heuristic",),
+        "self_play_weight": 0.2,
+        "ent_coef": 0.005,
+        "snapshot_every": 50_000,
+        "eval_every": 100_000,
+        "eval_deals": 50,
+    },
+    "tenthousand": {
+        "options": {"num_players": 2, "preset": "dk"},
+        "timesteps": 1_500_000,
+        "baselines": ("heuristic",),
+        "self_play_weight": 0.2,
+        "hidden": (128, 128),
+        "shaping": 1.0,
+        "ent_coef": 0.005,
+        "n_steps": 512,
+        "snapshot_every": 100_000,
+        "eval_every": 100_000,
+        "eval_deals": 100,
+    },
+}
+
+
+def read_config_file(path: str) -> dict[str, Any]:
+    """Read a JSON or TOML config file (by its extension) into a dict of field values.
+
+    Raises:
+        ValueError: an unreadable file or a key that is not a field of :class:`Args`.
+    """
+    if not os.path.isfile(path):
+        raise ValueError(f"config file {path!r} does not exist")
+    try:
+        if path.endswith(".toml"):
+            import tomllib
+
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        else:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+    except Exception as exc:  # noqa: BLE001 - any parse error is the user's file
+        raise ValueError(f"config file {path!r} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path!r} must hold a table of fields")
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"config file {path!r}: unknown field(s) {', '.join(unknown)}; fields are {', '.join(FIELDS)}")
+    return data
+
+
+def build_args(game: str, overrides: dict[str, Any]) -> Args:
+    """The game's recipe with ``overrides`` (from a config file and flags) applied on top."""
+    if game not in RECIPES:
+        raise ValueError(f"unknown game {game!r}; choose from {', '.join(RECIPES)}")
+    values = {**RECIPES[game], **overrides, "game": game}
+    if "options" in overrides:
+        values["options"] = {**RECIPES[game]["options"], **overrides["options"]}
+    return Args(**values)

@@ -1,0 +1,100 @@
+"""Win rates of a policy against fixed opponents, seats rotated, on common dice.
+
+Used by the trainer's periodic evaluation and by :mod:`train.benchmark`. A *deal* is one seed of
+the dice; every deal is played once with the learner in each seat (``num_players`` games), against
+the same opponent in every other seat, so seat effects cancel and the seatings of a deal meet the
+same dice for as long as their games agree. The win share of a game is C-3's: 1 for a win, 1/k
+for a k-way shared win (a complete tie of n players gives 1/n), 0 for a loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from train.view import SingleAgentView
+
+
+def win_share(learner_return: float, num_players: int) -> float:
+    """The learner's win share from its C-3 return (winners share +1: a k-way winner gets 1/k)."""
+    if learner_return > 0:
+        return float(learner_return)  # exactly 1/k for one of k winners
+    if learner_return == 0:
+        return 1.0 / num_players  # everyone won (C-3's complete tie)
+    return 0.0
+
+
+def wilson(share_sum: float, n: int) -> tuple[float, float, float]:
+    """Wilson score interval of a win share (95%): ``evaluate.stats.wilson``."""
+    from evaluate.stats import wilson as _wilson
+
+    return _wilson(share_sum, n)
+
+
+@dataclass
+class Result:
+    """Win share of the learner against one opponent."""
+
+    opponent: str
+    games: int
+    share_sum: float
+    mean_return: float
+
+    @property
+    def rate(self) -> float:
+        return self.share_sum / self.games
+
+    def interval(self) -> tuple[float, float, float]:
+        """``(rate, low, high)``: the Wilson score interval."""
+        return wilson(self.share_sum, self.games)
+
+    def as_dict(self) -> dict:
+        rate, low, high = self.interval()
+        return {"opponent": self.opponent, "games": self.games, "win_rate": rate, "low": low, "high": high,
+                "mean_return": self.mean_return}
+
+
+def play_against(
+    act: Callable[[np.ndarray, np.ndarray], int],
+    game: str,
+    options: dict,
+    opponent: Any,
+    deals: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> Result:
+    """Play ``deals`` deals, each in every seat of the learner, against ``opponent`` in the other seats.
+
+    Args:
+        act: the learner: ``act(observation, action_mask) -> action``.
+        game: the game's short name.
+        options: the game's options.
+        opponent: a SPEC string, checkpoint path or agent object.
+        deals: number of deals (``deals * num_players`` games).
+        seed: the first deal's seed; deal ``d`` uses ``seed + d``.
+        progress: called with the number of games after each game.
+    """
+    env = SingleAgentView(game, opponents=[opponent], **options)
+    n = env.num_players
+    others = [0] * n
+    share = 0.0
+    total = 0.0
+    games = 0
+    for d in range(deals):
+        for seat in range(n):
+            obs, _ = env.reset(seed=seed + d, options={"learner_seat": seat, "opponents": others})
+            while True:
+                action = act(obs, env.action_masks())
+                obs, _, terminated, truncated, info = env.step(action)
+                if terminated or truncated:
+                    break
+            ret = info["learner_return"]
+            share += win_share(ret, n)
+            total += ret
+            games += 1
+            if progress is not None:
+                progress(1)
+    name = opponent if isinstance(opponent, str) else type(opponent).__name__
+    return Result(str(name), games, share, total / games)

@@ -1,0 +1,378 @@
+"""Self-play MaskablePPO training of one game, resumable, with evaluations and checkpoints.
+
+The run, top to bottom (:func:`train`):
+
+1. ``n_envs`` single-agent views (:mod:`train.view`) in a ``DummyVecEnv`` (or ``SubprocVecEnv``),
+   observations normalised by ``VecNormalize`` (rewards are not: they are C-3 returns already).
+2. The opponent pool starts as the baselines (built-in agents, SPECs); every ``snapshot_every``
+   steps the current policy is written as a checkpoint and joins the pool as a sampling
+   (non-greedy) agent, with ``self_play_weight`` of the pool's weight shared by the newest
+   ``pool_size`` snapshots.
+3. Every ``eval_every`` steps the greedy policy plays ``eval_deals`` deals against each baseline,
+   seats rotated, on seeds training never uses; the win rates and their Wilson intervals go to
+   TensorBoard (``charts/win_rate_vs_<baseline>``), the progress bar and the summary.
+4. After each period the run saves what resuming needs in ``run_dir/resume/``: SB3's own save of
+   the model with its optimiser (a zip holding pickles), the ``VecNormalize`` statistics (a
+   pickle) and ``state.json``. **Those files are trusted only to resume your own run**: they are
+   pickles and may execute code when loaded, so never resume a run directory you did not make.
+   No agent ever loads them; agents load only the safe checkpoints of :mod:`agents.checkpoint`.
+5. Running the same command again continues from the last saved period up to ``timesteps``.
+
+Layout of ``run_dir``: ``checkpoints/step_<N>/`` (the snapshots), ``policy/`` (the latest
+checkpoint, the one to play against), ``resume/``, ``tb/`` (TensorBoard), ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+
+import numpy as np
+
+from agents.checkpoint import Policy, TrainedAgent, save_checkpoint
+from train.config import Args
+from train.evaluation import play_against
+from train.view import SingleAgentView
+
+#: The seed offset of evaluation deals: training envs are seeded far below it.
+EVAL_SEED = 1_000_000_000
+
+
+def _net_arrays(model) -> tuple[list, tuple]:
+    """The policy network's (weight, bias) arrays from an SB3 ActorCriticPolicy."""
+    import torch.nn as nn
+
+    policy = model.policy
+    layers = [
+        (m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+        for m in policy.mlp_extractor.policy_net
+        if isinstance(m, nn.Linear)
+    ]
+    a = policy.action_net
+    return layers, (a.weight.detach().cpu().numpy().copy(), a.bias.detach().cpu().numpy().copy())
+
+
+def _normalization(venv, args: Args) -> dict | None:
+    if not args.normalize_obs:
+        return None
+    rms = venv.obs_rms
+    return {"mean": rms.mean, "var": rms.var, "epsilon": venv.epsilon, "clip": venv.clip_obs}
+
+
+def memory_policy(model, venv, engine, args: Args) -> Policy:
+    """The current network as a checkpoint :class:`Policy` held in memory (for evaluation)."""
+    from safetensors.numpy import load, save
+
+    from agents.checkpoint import engine_options
+
+    layers, action = _net_arrays(model)
+    tensors = {}
+    for i, (w, b) in enumerate(layers):
+        tensors[f"pi.{i}.weight"], tensors[f"pi.{i}.bias"] = w.astype(np.float32), b.astype(np.float32)
+    tensors["action.weight"], tensors["action.bias"] = action[0].astype(np.float32), action[1].astype(np.float32)
+    norm = _normalization(venv, args)
+    meta = {
+        "game": engine.name,
+        "options": engine_options(engine),
+        "architecture": {
+            "obs_dim": int(layers[0][0].shape[1]),
+            "num_actions": int(action[0].shape[0]),
+            "hidden": [int(w.shape[0]) for w, _ in layers],
+            "activation": args.activation,
+        },
+        "normalization": None
+        if norm is None
+        else {"mean": list(map(float, norm["mean"])), "var": list(map(float, norm["var"])),
+              "epsilon": float(norm["epsilon"]), "clip": float(norm["clip"])},
+    }
+    return Policy(meta=meta, tensors=load(save(tensors)))
+
+
+def _timed_vec_env(venv):
+    """Wrap a VecEnv so that ``.seconds`` adds up the wall time spent in the envs (steps, resets, masks)."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TimedVecEnv(VecEnvWrapper):
+        def __init__(self, inner):
+            super().__init__(inner)
+            self.seconds = 0.0
+
+        def reset(self):
+            t = time.perf_counter()
+            obs = self.venv.reset()
+            self.seconds += time.perf_counter() - t
+            return obs
+
+        def step_async(self, actions):
+            t = time.perf_counter()
+            self.venv.step_async(actions)
+            self.seconds += time.perf_counter() - t
+
+        def step_wait(self):
+            t = time.perf_counter()
+            out = self.venv.step_wait()
+            self.seconds += time.perf_counter() - t
+            return out
+
+        def env_method(self, method_name, *args, indices=None, **kwargs):
+            t = time.perf_counter()
+            out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
+            self.seconds += time.perf_counter() - t
+            return out
+
+    return TimedVecEnv(venv)
+
+
+def _pool_weights(args: Args, n_snapshots: int) -> list[float]:
+    nb = len(args.baselines)
+    base = list(args.baseline_weights) or [1.0] * nb
+    if len(base) != nb:
+        raise ValueError(f"baseline_weights must give {nb} weights, one per baseline, got {len(base)}")
+    total = sum(base)
+    if n_snapshots == 0 or args.self_play_weight <= 0:
+        return [w / total for w in base]
+    share = min(max(args.self_play_weight, 0.0), 1.0)
+    return [(1 - share) * w / total for w in base] + [share / n_snapshots] * n_snapshots
+
+
+def _check_args(args: Args) -> None:
+    if args.game not in ("syvere", "tenthousand", "meyer"):
+        raise ValueError(f"unknown game {args.game!r}")
+    for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "eval_every",
+                 "pool_size", "torch_threads"):
+        value = getattr(args, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    if args.eval_deals < 0:
+        raise ValueError(f"eval_deals must be >= 0, got {args.eval_deals!r}")
+    if args.vec_env not in ("dummy", "subproc"):
+        raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {args.vec_env!r}")
+    if args.activation not in ("tanh", "relu"):
+        raise ValueError(f"activation must be 'tanh' or 'relu', got {args.activation!r}")
+    if not args.baselines:
+        raise ValueError("baselines must name at least one agent")
+    if not 0 <= args.self_play_weight <= 1:
+        raise ValueError(f"self_play_weight must be in [0, 1], got {args.self_play_weight!r}")
+
+
+def _write_json(path: Path, data) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=float))
+    os.replace(tmp, path)
+
+
+def train(args: Args) -> dict:
+    """Train (or resume training) as ``args`` says; return the run summary (also in summary.json)."""
+    _check_args(args)
+    import torch
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
+
+    torch.set_num_threads(args.torch_threads)
+    run = Path(args.run_dir)
+    resume_dir = run / "resume"
+    state_file = resume_dir / "state.json"
+    resumed = state_file.is_file()
+    state = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0}
+    if resumed:
+        state = json.loads(state_file.read_text())
+        old = state["args"]
+        if old["game"] != args.game or old["options"] != args.options:
+            raise ValueError(
+                f"{run} holds a run of {old['game']} with options {old['options']}; "
+                f"this command trains {args.game} with {args.options}: use another --run-dir"
+            )
+    run.mkdir(parents=True, exist_ok=True)
+    resume_dir.mkdir(exist_ok=True)
+
+    probe = SingleAgentView(args.game, opponents=list(args.baselines), **args.options)  # checks options and SPECs
+    engine = probe.engine
+    for spec in args.baselines:
+        probe._agent(args.baselines.index(spec), 0)
+
+    # Each run segment seeds its envs afresh (a resumed segment with other seeds than the first).
+    segment_seed = args.seed * 10_000 + len(state["evals"]) * 97
+
+    def make(i):
+        def thunk():
+            return SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
+                                   shaping=args.shaping, **args.options)
+        return thunk
+
+    vec_cls = DummyVecEnv if args.vec_env == "dummy" else SubprocVecEnv
+    base_venv = vec_cls([make(i) for i in range(args.n_envs)])
+    base_venv.seed(segment_seed)
+    if resumed and (resume_dir / "vecnormalize.pkl").is_file():
+        venv = VecNormalize.load(str(resume_dir / "vecnormalize.pkl"), base_venv)
+    else:
+        venv = VecNormalize(base_venv, norm_obs=args.normalize_obs, norm_reward=False, clip_obs=10.0,
+                            gamma=args.gamma)
+    venv.training = True
+    timed = _timed_vec_env(venv)
+
+    activation = nn.Tanh if args.activation == "tanh" else nn.ReLU
+    if resumed:
+        model = MaskablePPO.load(str(resume_dir / "model.zip"), env=venv, device="cpu")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+            ent_coef=args.ent_coef, vf_coef=args.vf_coef, seed=args.seed, device="cpu", verbose=0,
+            policy_kwargs={"net_arch": {"pi": list(args.hidden), "vf": list(args.hidden)},
+                           "activation_fn": activation},
+        )
+    # MaskablePPO reads the masks through env_method: time the env through the wrapper.
+    model.env = timed
+
+    class _RenamingTB(TensorBoardOutputFormat):
+        """SB3's ``train/*`` scalars under ``losses/``, ``rollout/*`` under ``charts/`` (CleanRL's names)."""
+
+        def write(self, key_values, key_excluded, step=0):
+            renamed, excluded = {}, {}
+            for k, v in key_values.items():
+                new = k.replace("train/", "losses/", 1).replace("rollout/", "charts/", 1)
+                renamed[new] = v
+                excluded[new] = key_excluded.get(k, ())
+            super().write(renamed, excluded, step)
+
+    logger = Logger(folder=str(run / "tb"), output_formats=[_RenamingTB(str(run / "tb"))])
+    model.set_logger(logger)
+
+    snapshots: list[str] = [s for s in state["snapshots"] if (Path(s) / "policy.json").is_file()]
+    snapshot_agents: dict[str, TrainedAgent] = {}
+
+    def update_pool():
+        recent = snapshots[-args.pool_size:]
+        agents = []
+        for path in recent:
+            if path not in snapshot_agents:
+                snapshot_agents[path] = TrainedAgent(engine, seed=len(snapshot_agents), path=path, greedy=False)
+            agents.append(snapshot_agents[path])
+        pool = list(args.baselines) + agents
+        venv.env_method("set_opponents", pool, _pool_weights(args, len(agents)))
+        return len(args.baselines)
+
+    n_baselines = update_pool()
+    returns_by = defaultdict(lambda: deque(maxlen=500))
+    latest: dict[str, float] = {}
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
+               disable=not args.progress, dynamic_ncols=True, desc=f"train {args.game}")
+    times = {"update": 0.0, "rollout_end": None}
+
+    class _Callback(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            if times["rollout_end"] is not None:
+                times["update"] += time.perf_counter() - times["rollout_end"]
+
+        def _on_rollout_end(self) -> None:
+            times["rollout_end"] = time.perf_counter()
+
+        def _on_step(self) -> bool:
+            bar.update(self.training_env.num_envs)
+            for info, done in zip(self.locals["infos"], self.locals["dones"]):
+                if done and "learner_return" in info:
+                    kinds = {("pool" if i is not None and i >= n_baselines else args.baselines[i])
+                             for i in info["opponents"] if i is not None}
+                    label = "pool" if "pool" in kinds else "+".join(sorted(kinds))
+                    returns_by[label].append(info["learner_return"])
+            return True
+
+    callback = _Callback()
+    start = time.perf_counter()
+    wall0, env0, upd0 = state["wall_seconds"], state["env_seconds"], state["update_seconds"]
+    period = min(args.snapshot_every, args.eval_every)
+    try:
+        while model.num_timesteps < args.timesteps:
+            before = model.num_timesteps
+            chunk = min(period - before % period, args.timesteps - before)
+            times["rollout_end"] = None
+            model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=callback, progress_bar=False)
+            now = model.num_timesteps
+            # the update after a chunk's last rollout ran inside learn(), after the last rollout end
+            if times["rollout_end"] is not None:
+                times["update"] += time.perf_counter() - times["rollout_end"]
+            crossed = lambda every: now // every > before // every or now >= args.timesteps  # noqa: E731
+            if crossed(args.snapshot_every):
+                path = str(run / "checkpoints" / f"step_{now:09d}")
+                save_checkpoint(path, engine, *_net_arrays(model), activation=args.activation,
+                                normalization=_normalization(venv, args),
+                                training={"timesteps": now, "seed": args.seed, "args": args.to_json()})
+                snapshots.append(path)
+                update_pool()
+            for label, values in returns_by.items():
+                if values:
+                    n = probe.num_players
+                    share = np.mean([r if r > 0 else (1 / n if r == 0 else 0.0) for r in values])
+                    model.logger.record(f"charts/train_win_rate_vs_{label}", float(share))
+                    if label == "pool":
+                        model.logger.record("charts/win_rate_vs_pool", float(share))
+                        latest["pool"] = float(share)
+            if args.eval_deals and crossed(args.eval_every):
+                policy = memory_policy(model, venv, engine, args)
+
+                def act(obs, mask, _p=policy):
+                    return int(np.argmax(_p.probabilities(obs, mask)))
+
+                record = {"timesteps": now}
+                for k, spec in enumerate(args.baselines):
+                    res = play_against(act, args.game, args.options, spec, args.eval_deals,
+                                       EVAL_SEED + 1_000_000 * k + now % 1_000_000)
+                    rate, low, high = res.interval()
+                    record[spec] = {"win_rate": rate, "low": low, "high": high, "games": res.games}
+                    model.logger.record(f"charts/win_rate_vs_{spec}", rate)
+                    latest[spec] = rate
+                state["evals"].append(record)
+            elapsed = time.perf_counter() - start
+            model.logger.record("charts/steps_per_second", now / max(wall0 + elapsed, 1e-9))
+            model.logger.dump(now)
+            bar.set_postfix({k: f"{v:.3f}" for k, v in latest.items()})
+            # What resuming needs, the state file last: it marks the other two as complete.
+            model.save(str(resume_dir / "model.zip"))
+            venv.save(str(resume_dir / "vecnormalize.pkl"))
+            state.update({
+                "args": args.to_json(), "timesteps": now, "snapshots": snapshots,
+                "wall_seconds": wall0 + elapsed, "env_seconds": env0 + timed.seconds,
+                "update_seconds": upd0 + times["update"],
+            })
+            _write_json(state_file, state)
+    finally:
+        bar.close()
+        venv.close()
+
+    final = snapshots[-1] if snapshots else None
+    if final is not None:
+        # policy/ is the latest checkpoint: what `play` and `tournament` are pointed at.
+        import shutil
+
+        target = run / "policy"
+        tmp = run / "policy.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(final, tmp)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(tmp, target)
+    wall = state["wall_seconds"]
+    summary = {
+        "game": args.game,
+        "options": args.options,
+        "timesteps": int(model.num_timesteps),
+        "wall_seconds": wall,
+        "steps_per_second": model.num_timesteps / wall if wall else math.nan,
+        "env_share": state["env_seconds"] / wall if wall else math.nan,
+        "update_share": state["update_seconds"] / wall if wall else math.nan,
+        "policy": str(run / "policy"),
+        "evaluations": state["evals"],
+        "resumed": resumed,
+        "args": args.to_json(),
+    }
+    _write_json(run / "summary.json", summary)
+    return summary

@@ -1,0 +1,391 @@
+"""A single-agent Gymnasium view of any dice-envs game, for single-agent learners (SB3, MaskablePPO).
+
+One seat is the *learner*: the agent that calls :meth:`SingleAgentView.step`. Every other seat is
+played by an agent drawn per episode from a weighted pool of *opponents* (SPEC strings of
+``../shared/CONTRACTS.md``, checkpoint paths, or agent objects). Between two learner decisions the
+view plays the opponents' moves and rolls the dice itself, so the learner sees only its own
+decisions.
+
+Conventions (each one designs away a known trap of training on turn-based PettingZoo games):
+
+* **Spaces from the env.** ``observation_space`` is the env's ``observation`` Box, ``action_space``
+  its ``Discrete``; the action mask is not in the observation but comes from :meth:`action_masks`
+  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for).
+* **Terminal rewards always reach the learner.** The reward of a step is the learner's C-3 return
+  (RULES.md) when the game ends during that step, whoever's move or roll ended it, and 0 otherwise
+  (plus the optional potential-based shaping below, which telescopes to 0 over an episode). So the
+  undiscounted episode return is exactly the learner's C-3 return. A learner who is out of the
+  game (Syvere's 77, Meyer's last life) never acts again: the view plays the game out and pays the
+  final return on that same step.
+* **Illegal actions end the episode.** An action outside the mask (Gymnasium's and SB3's env
+  checkers sample unmasked actions) does not raise: the episode terminates with reward
+  :data:`ILLEGAL_ACTION_PENALTY` (-1, the worst C-3 return) and ``info["illegal_action"] = True``.
+  An action outside the action space is still a ``ValueError``.
+* **No empty masks.** At every observation the view returns, the learner is to act, so the mask has
+  at least one legal action. After the episode has ended :meth:`action_masks` returns all ones
+  (no decision is pending; any action would be answered by the end-of-episode rule of Gymnasium).
+* **No lost episodes.** A game that ends before the learner's first decision (possible only with
+  hand-made opponents in games of pure chance) is replayed by :meth:`reset` with the next dice.
+* **Potential-based shaping (optional, off by default).** With ``shaping=c > 0`` each step adds
+  ``Phi(s') - Phi(s)`` where ``Phi`` is ``c`` times the learner's standing against the mean of the
+  other seats (:func:`standing`), measured at the learner's decisions, with ``Phi = 0`` at the end
+  of the episode. With gamma = 1 this is potential-based shaping (Ng, Harada & Russell 1999): it
+  cannot change which policy is optimal, and an episode's shaped return equals its C-3 return.
+
+The view uses the rules engine directly (``env.unwrapped.game``), exactly as the PettingZoo env
+does: observations are ``game.observe(state, seat)`` and the masks the engine's legal actions.
+
+Example::
+
+    >>> from train.view import make_meyer
+    >>> env = make_meyer(opponents=["honest"], num_players=2)
+    >>> obs, info = env.reset(seed=1)
+    >>> env.action_masks().any()
+    True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from dice_envs import dice as dice_mod
+from dice_envs.registry import env_module
+
+#: Reward of an episode ended by an action outside the mask: the worst C-3 return.
+ILLEGAL_ACTION_PENALTY = -1.0
+
+#: The short names of the games this view knows.
+GAMES = ("syvere", "tenthousand", "meyer")
+
+
+def observation_layout_version(game: str) -> int:
+    """The version of the env of ``game`` (``tenthousand_v1`` -> 1): the observation layout's version.
+
+    Checkpoints record it, and refuse to load into an env of another version.
+    """
+    module = env_module(game).__name__
+    match = re.search(r"_v(\d+)$", module)
+    if match is None:
+        raise ValueError(f"cannot read the version of env module {module!r}")
+    return int(match.group(1))
+
+
+def standing(game, state, seat: int) -> float:
+    """The learner's public standing, about -1 .. 1: the potential of the optional reward shaping.
+
+    Scores are points (Syvere: low is good, scaled by ``elimination``; 10 000: high is good, scaled
+    by ``target``) or lives (Meyer, scaled by ``lives``); the standing is the seat's score minus the
+    mean of the other seats' scores, signed so that higher is better.
+    """
+    scores = game.scores(state)
+    n = len(scores)
+    diff = scores[seat] - (sum(scores) - scores[seat]) / (n - 1)
+    name = game.name
+    if name == "syvere":
+        return -diff / game.elimination
+    if name == "tenthousand":
+        return diff / game.target
+    if name == "meyer":
+        return diff / game.lives
+    return 0.0
+
+
+def is_checkpoint_path(spec: str) -> bool:
+    """Whether a SPEC string names a checkpoint (an existing path) rather than an agent."""
+    return os.path.sep in spec or spec.endswith(".safetensors") or os.path.exists(spec)
+
+
+def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
+    """Build an agent from a SPEC string or checkpoint path, or return an agent object as it is.
+
+    Args:
+        game_name: the short name of the game.
+        engine: the rules engine the agent plays in.
+        spec: a SPEC string (``honest``, ``bluffer:lie_probability=0.3``), a checkpoint path, or
+            an object with an ``act(observation, action_mask)`` method.
+        seed: seed of a newly built agent.
+    """
+    if hasattr(spec, "act"):
+        return spec
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ValueError(f"an opponent must be a SPEC string, a checkpoint path or an agent, got {spec!r}")
+    spec = os.fspath(spec)
+    if is_checkpoint_path(spec):
+        from agents.checkpoint import load_agent
+
+        return load_agent(engine, spec, seed=seed)
+    import agents
+
+    return agents.make_agent(engine, spec, seed=seed)
+
+
+class SingleAgentView(gymnasium.Env):
+    """One seat of a dice game as a Gymnasium env; the other seats are played by agents.
+
+    Args:
+        game: the game's short name: ``"syvere"``, ``"tenthousand"`` or ``"meyer"``.
+        opponents: the pool the other seats are drawn from, once per seat per episode: SPEC
+            strings, checkpoint paths or agent objects (an object is shared by every seat that
+            draws it). Default ``["random"]``.
+        weights: the pool's drawing weights (any non-negative numbers, not all 0); default equal.
+        learner_seat: the learner's seat, or ``None`` for a seat drawn uniformly each episode.
+        shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.
+        max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
+            no limit); a truncated episode pays 0.
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the engine's text of the state).
+        **options: the game's options (``num_players=4``, ``preset="dk"``, ...).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str,
+        opponents: Sequence[Any] | None = None,
+        weights: Sequence[float] | None = None,
+        learner_seat: int | None = None,
+        shaping: float = 0.0,
+        max_cycles: int | None = None,
+        render_mode: str | None = None,
+        **options,
+    ):
+        super().__init__()
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.game_name = game
+        self.options = dict(options)
+        # The raw env checks the options (naming unknown ones) and declares the spaces.
+        raw = env_module(game).raw_env(**options)
+        self.engine = raw.game
+        self.num_players = self.engine.num_players
+        self.observation_space: spaces.Box = raw.observation_space("player_0")["observation"]
+        self.action_space = spaces.Discrete(self.engine.num_actions)
+        if learner_seat is not None and not (
+            isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < self.num_players
+        ):
+            raise ValueError(f"learner_seat must be None or a seat 0..{self.num_players - 1}, got {learner_seat!r}")
+        self.learner_seat = None if learner_seat is None else int(learner_seat)
+        if not (isinstance(shaping, (int, float)) and shaping >= 0):
+            raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
+        self.shaping = float(shaping)
+        if max_cycles is not None and not (isinstance(max_cycles, int) and max_cycles >= 1):
+            raise ValueError(f"max_cycles must be None or an int >= 1, got {max_cycles!r}")
+        self.max_cycles = max_cycles
+        self.render_mode = render_mode
+        self._agent_cache: dict[tuple[int, int], Any] = {}
+        self.set_opponents(["random"] if opponents is None else opponents, weights)
+        self._rng = np.random.default_rng()
+        self._dice = dice_mod.DiceStream(self._rng)
+        self.state = None
+        self.seat = 0
+        self.seat_agents: list[Any] = []
+        self.seat_specs: list[int | None] = []
+        self._done = True
+        self._potential = 0.0
+        self._actions = 0
+        self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
+
+    # -- the opponent pool --------------------------------------------------------------------
+    def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
+        """Replace the opponent pool (from the next episode on); agents are built once and kept.
+
+        Args:
+            opponents: SPEC strings, checkpoint paths or agent objects.
+            weights: drawing weights, one per opponent; default equal.
+        """
+        opponents = list(opponents)
+        if not opponents:
+            raise ValueError("opponents must name at least one agent")
+        if weights is None:
+            weights = [1.0] * len(opponents)
+        weights = np.asarray(list(weights), dtype=float)
+        if weights.shape != (len(opponents),) or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(
+                f"weights must be {len(opponents)} non-negative numbers, not all 0, got {list(weights)}"
+            )
+        # Keep built agents of specs still in the pool, so that a growing pool does not reload them.
+        old = getattr(self, "opponents", [])
+        keep = {}
+        for (index, seat), agent in self._agent_cache.items():
+            spec = old[index]
+            if isinstance(spec, str) and spec in opponents:
+                keep[(opponents.index(spec), seat)] = agent
+        self._agent_cache = keep
+        self.opponents = opponents
+        self.weights = weights / weights.sum()
+        for spec in opponents:  # fail now, not in the middle of training
+            if not hasattr(spec, "act") and not isinstance(spec, (str, os.PathLike)):
+                raise ValueError(f"an opponent must be a SPEC string, a checkpoint path or an agent, got {spec!r}")
+
+    def _agent(self, index: int, seat: int):
+        key = (index, seat)
+        agent = self._agent_cache.get(key)
+        if agent is None:
+            seed = int(self._rng.integers(2**31))
+            agent = self._agent_cache[key] = resolve_agent(self.game_name, self.engine, self.opponents[index], seed)
+        return agent
+
+    # -- Gymnasium API ------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new game: draw the learner's seat (unless fixed) and the opponents, and play
+        until the learner's first decision.
+
+        Args:
+            seed: re-seeds the dice, the seat and opponent draws and the opponents' generators.
+            options: may hold ``{"learner_seat": s, "opponents": [index per seat]}`` to fix this
+                episode's seating (the evaluation uses it); ``None`` otherwise.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._dice = dice_mod.DiceStream(self._rng)
+        options = options or {}
+        n = self.num_players
+        seat = options.get("learner_seat", self.learner_seat)
+        self.seat = int(self._rng.integers(n)) if seat is None else int(seat)
+        fixed = options.get("opponents")
+        self.seat_specs = [None] * n
+        self.seat_agents = [None] * n
+        for s in range(n):
+            if s == self.seat:
+                continue
+            index = int(fixed[s]) if fixed is not None else int(self._rng.choice(len(self.opponents), p=self.weights))
+            agent = self._agent(index, s)
+            if hasattr(agent, "reset"):
+                agent.reset(seed=int(self._rng.integers(2**31)))
+            self.seat_specs[s] = index
+            self.seat_agents[s] = agent
+        for _ in range(1000):
+            self.state = self.engine.initial_state()
+            self._actions = 0
+            self._done = False
+            outcome = self._advance()
+            if outcome is None:
+                break
+        else:
+            raise RuntimeError("1000 games in a row ended before the learner could act")
+        self._potential = self._phi()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() after the end of the episode: call reset()")
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is outside the action space {self.action_space}")
+        action = int(action)
+        engine = self.engine
+        if action not in engine.legal_actions(self.state):
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            info["learner_return"] = ILLEGAL_ACTION_PENALTY
+            return self._obs(), ILLEGAL_ACTION_PENALTY, True, False, info
+        self.state = engine.apply_action(self.state, action)
+        self._actions += 1
+        outcome = self._advance()
+        if outcome is None:
+            phi = self._phi()
+            reward = phi - self._potential
+            self._potential = phi
+            return self._obs(), reward, False, False, self._info()
+        self._done = True
+        final, truncated = outcome
+        # Phi is 0 at the end: the shaping terms of the episode add up to 0.
+        reward = final - self._potential
+        info = self._info()
+        info["learner_return"] = final
+        return self._obs(), reward, not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as booleans (all ones when no decision is pending)."""
+        if self._done:
+            return self._all_ones.copy()
+        mask = np.zeros(self.engine.num_actions, dtype=bool)
+        mask[self.engine.legal_actions(self.state)] = True
+        return mask
+
+    def render(self):
+        if self.render_mode is None or self.state is None:
+            return None
+        return self.engine.render(self.state)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _roll(self) -> None:
+        engine = self.engine
+        state = self.state
+        while k := engine.num_dice_to_roll(state):
+            state = engine.apply_chance(state, self._dice.roll(k))
+        self.state = state
+
+    def _advance(self):
+        """Roll and play the other seats until the learner must act or the game ends.
+
+        Returns ``None`` at a learner decision, else ``(learner's return, truncated)``.
+        """
+        engine = self.engine
+        limit = None if self.max_cycles is None else self.max_cycles * self.num_players
+        while True:
+            self._roll()
+            state = self.state
+            if engine.is_terminal(state):
+                return float(engine.returns(state)[self.seat]), False
+            if limit is not None and self._actions >= limit:
+                return 0.0, True
+            player = engine.current_player(state)
+            if player == self.seat:
+                return None
+            legal = engine.legal_actions(state)
+            mask = np.zeros(engine.num_actions, dtype=np.int8)
+            mask[legal] = 1
+            action = int(self.seat_agents[player].act(engine.observe(state, player), mask))
+            self.state = engine.apply_action(state, action)
+            self._actions += 1
+
+    def _phi(self) -> float:
+        if not self.shaping:
+            return 0.0
+        return self.shaping * standing(self.engine, self.state, self.seat)
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)
+
+    def _info(self) -> dict:
+        return {"learner_seat": self.seat, "opponents": list(self.seat_specs)}
+
+
+def make_syvere(**kwargs) -> SingleAgentView:
+    """The single-agent view of Syvere (``gymnasium.make("dice/Syvere-v0", ...)``)."""
+    return SingleAgentView("syvere", **kwargs)
+
+
+def make_tenthousand(**kwargs) -> SingleAgentView:
+    """The single-agent view of 10 000 (``gymnasium.make("dice/TenThousand-v0", ...)``)."""
+    return SingleAgentView("tenthousand", **kwargs)
+
+
+def make_meyer(**kwargs) -> SingleAgentView:
+    """The single-agent view of Meyer (``gymnasium.make("dice/Meyer-v0", ...)``)."""
+    return SingleAgentView("meyer", **kwargs)
+
+
+#: Gymnasium ids and their entry points (``dice_envs`` registers them on import).
+GYM_IDS = {
+    "dice/Syvere-v0": "train.view:make_syvere",
+    "dice/TenThousand-v0": "train.view:make_tenthousand",
+    "dice/Meyer-v0": "train.view:make_meyer",
+}
+
+
+def register_gym_ids() -> None:
+    """Register :data:`GYM_IDS` with Gymnasium unless already registered."""
+    for env_id, entry_point in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point)
