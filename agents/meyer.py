@@ -12,30 +12,39 @@ itself (its ranking and options) is public knowledge of the rules. Each has two 
   ``reroll=False``; after it they claim the lowest legal value.
 * *answering* a claim: the honest agent and the bluffer doubt when a fresh roll meets the claim
   with probability below ``doubt_below`` (the plain dice odds); the Bayesian doubter doubts when
-  the posterior probability that the claim is true falls below ``threshold`` (see
-  :class:`BayesianDoubter`). Every agent doubts when believing is not allowed.
+  doubting risks fewer lives than believing (see :class:`BayesianDoubter`). Every agent doubts
+  when believing is not allowed.
+
+Policies: only the bluffer randomises (its lies); :meth:`MeyerAgent.exact_action_probabilities`
+gives every agent's policy as exact :class:`fractions.Fraction` values, and
+:meth:`MeyerAgent.action_probabilities` the same as float64. ``act`` answers and claims without
+randomness when the policy is one-hot, and otherwise draws from ``action_probabilities``.
 
 Probabilities are exact :class:`fractions.Fraction` values.
 """
-
-from __future__ import annotations
 
 from fractions import Fraction
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, legal_of, one_hot, sample_action
 from dice_envs.games import meyer
 
 
 def _fraction(name: str, value, low: Fraction = Fraction(0), high: Fraction = Fraction(1)) -> Fraction:
     """A probability-like parameter as an exact Fraction within ``low..high``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.floating, np.integer)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, Fraction, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a number in {low}..{high}, got {value!r}")
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
         raise ValueError(f"{name} must be a number in {low}..{high}, got {value!r}")
     frac = Fraction(value).limit_denominator(10**9) if isinstance(value, (float, np.floating)) else Fraction(value)
     if not low <= frac <= high:
         raise ValueError(f"{name} must be in {low}..{high}, got {value!r}")
     return frac
+
+
+#: Believe-loss tables shared by every BayesianDoubter, keyed by what they depend on.
+_BELIEVE_LOSSES: dict[tuple, dict[int, tuple[Fraction, ...]]] = {}
 
 
 class MeyerAgent(Agent):
@@ -49,7 +58,7 @@ class MeyerAgent(Agent):
 
     name = "meyer"
 
-    def __init__(self, game, seed: int | None = None, reroll: bool = True):
+    def __init__(self, game: meyer.Game, seed: int | None = None, reroll: bool = True):
         if getattr(game, "name", None) != "meyer":
             raise ValueError(f"{type(self).__name__} plays meyer, not {getattr(game, 'name', game)!r}")
         super().__init__(game, seed)
@@ -57,6 +66,7 @@ class MeyerAgent(Agent):
             raise ValueError(f"reroll must be True or False, got {reroll!r}")
         self.reroll = bool(reroll)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
+        self._in_game = game.obs_slices["in_game"]
 
     # -- decoding -------------------------------------------------------------------------
     def _claim_from_rank(self, rank: float) -> int:
@@ -88,12 +98,37 @@ class MeyerAgent(Agent):
         """Whether the claim to beat was made after a blind reroll."""
         return bool(observation[self._at["beat_blind"]])
 
-    # -- acting -------------------------------------------------------------------------------
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
-            raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
+    def players_in(self, observation: np.ndarray) -> int:
+        """How many players still have lives."""
+        return int(observation[self._in_game].sum())
+
+    # -- the policy -----------------------------------------------------------------------------
+    def exact_action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> dict[int, Fraction]:
+        """The policy as exact probabilities: ``{action id: Fraction}`` over the actions it may
+        take (every other action has probability 0); they sum to 1."""
+        self.check_mask(action_mask)
         if action_mask[meyer.DOUBT]:  # answering a claim
+            if not action_mask[meyer.BELIEVE] or self.doubts(observation):
+                return {meyer.DOUBT: Fraction(1)}
+            return {meyer.BELIEVE: Fraction(1)}
+        legal = np.flatnonzero(action_mask)
+        claims = [int(a) - meyer.FIRST_CLAIM for a in legal if a >= meyer.FIRST_CLAIM]
+        own = self.own_dice(observation)
+        if action_mask[meyer.REROLL] and self.reroll and own not in claims:
+            return {meyer.REROLL: Fraction(1)}
+        return {meyer.FIRST_CLAIM + c: p for c, p in self.claim_probabilities(own, claims).items()}
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        probabilities = np.zeros(self.game.num_actions, dtype=np.float64)
+        for action, p in self.exact_action_probabilities(observation, action_mask).items():
+            probabilities[action] = p
+        return probabilities
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        # The fast path of action_probabilities: the same decisions, without building the
+        # distribution unless it has more than one action (then a draw from it).
+        legal = legal_of(action_mask, f"{type(self).__name__}.act")
+        if action_mask[meyer.DOUBT]:
             if not action_mask[meyer.BELIEVE] or self.doubts(observation):
                 return meyer.DOUBT
             return meyer.BELIEVE
@@ -101,15 +136,27 @@ class MeyerAgent(Agent):
         own = self.own_dice(observation)
         if action_mask[meyer.REROLL] and self.reroll and own not in claims:
             return meyer.REROLL
-        return meyer.FIRST_CLAIM + self.choose_claim(own, claims)
+        distribution = self.claim_probabilities(own, claims)
+        if len(distribution) == 1:
+            (claim,) = distribution
+            return meyer.FIRST_CLAIM + claim
+        return sample_action(self.rng, self.action_probabilities(observation, action_mask))
 
     def lowest(self, claims: list[int]) -> int:
         """The lowest-ranked of these claims."""
         return min(claims, key=self.game.rank.__getitem__)
 
-    def choose_claim(self, own: int, claims: list[int]) -> int:
-        """Honest: the own dice if they are a legal claim, else the lowest legal claim."""
-        return own if own in claims else self.lowest(claims)
+    def claim_probabilities(self, own: int, claims: list[int]) -> dict[int, Fraction]:
+        """Honest: the own dice if they are a legal claim, else the lowest legal claim.
+
+        Args:
+            own: the claim index of the own dice (-1 if unseen, after a blind reroll).
+            claims: the legal claim indices.
+
+        Returns:
+            ``{claim index: probability}`` over the claims it may make.
+        """
+        return {own if own in claims else self.lowest(claims): Fraction(1)}
 
     def doubts(self, observation: np.ndarray) -> bool:
         """Whether to doubt the claim to beat (believing being allowed)."""
@@ -119,15 +166,23 @@ class MeyerAgent(Agent):
 class HonestAgent(MeyerAgent):
     """Claims the truth when it meets the claim to beat, otherwise the lowest legal claim.
 
+    Deterministic.
+
     Args:
         doubt_below: doubt a claim that a fresh roll meets with probability below this (the
-            plain dice odds, e.g. 1/2 doubts ``63`` and above: 16/36 < 1/2); default 1/2.
+            plain dice odds, e.g. 1/2 doubts ``63`` and above: 16/36 < 1/2); 0..2, default 1/2.
         reroll: see :class:`MeyerAgent`.
     """
 
     name = "honest"
 
-    def __init__(self, game, seed: int | None = None, doubt_below=Fraction(1, 2), reroll: bool = True):
+    def __init__(
+        self,
+        game: meyer.Game,
+        seed: int | None = None,
+        doubt_below: Fraction = Fraction(1, 2),
+        reroll: bool = True,
+    ):
         super().__init__(game, seed, reroll=reroll)
         self.doubt_below = _fraction("doubt_below", doubt_below, high=Fraction(2))
 
@@ -143,7 +198,9 @@ class BlufferAgent(HonestAgent):
 
     When its dice meet the claim to beat it claims, with probability ``lie_probability``, a legal
     value ranked above its dice, uniformly at random (its own dice if there is none); otherwise
-    its dice. When they do not, it claims the lowest legal value (a forced lie).
+    its dice. When they do not, it claims the lowest legal value (a forced lie). Its policy at
+    such a claim is exactly ``1 - lie_probability`` on its dice and ``lie_probability / k`` on
+    each of the k legal values above them.
 
     Args:
         lie_probability: 0..1; default 1/4.
@@ -154,39 +211,42 @@ class BlufferAgent(HonestAgent):
 
     def __init__(
         self,
-        game,
+        game: meyer.Game,
         seed: int | None = None,
-        lie_probability=Fraction(1, 4),
-        doubt_below=Fraction(1, 2),
+        lie_probability: Fraction = Fraction(1, 4),
+        doubt_below: Fraction = Fraction(1, 2),
         reroll: bool = True,
     ):
         super().__init__(game, seed, doubt_below=doubt_below, reroll=reroll)
         self.lie_probability = _fraction("lie_probability", lie_probability)
-        self._lie = float(self.lie_probability)
 
-    def choose_claim(self, own: int, claims: list[int]) -> int:
+    def claim_probabilities(self, own: int, claims: list[int]) -> dict[int, Fraction]:
         if own not in claims:
-            return self.lowest(claims)
+            return {self.lowest(claims): Fraction(1)}
         rank = self.game.rank
         above = [c for c in claims if rank[c] > rank[own]]
-        if above and self.rng.random() < self._lie:
-            return above[self.rng.integers(len(above))]
-        return own
+        lie = self.lie_probability
+        if not above or lie == 0:
+            return {own: Fraction(1)}
+        distribution = {c: lie / len(above) for c in above}
+        if lie < 1:
+            distribution[own] = 1 - lie
+        return distribution
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(lie_probability={self.lie_probability}, doubt_below={self.doubt_below})"
 
 
 class BayesianDoubter(MeyerAgent):
-    """Doubts when the posterior probability that the claim is true falls below ``threshold``.
+    """Doubts when doubting risks fewer lives than believing, both computed exactly.
 
-    The posterior comes from the exact dice odds, the claim to beat and a model of the claimer:
-    the claimer rolled dice D (two fair dice) that had to meet the previous claim b. If D meets b,
-    they claim D with probability ``1 - lie_prior`` and otherwise a legal value above D, uniformly
-    (D itself if none is above); if D does not meet b, they claim the lowest legal value. So for a
-    claim c::
+    **The claimer model.** The posterior probability that a claim c is true comes from the exact
+    dice odds, the claim to beat b and a model of the claimer: the claimer rolled dice D (two fair
+    dice) that had to meet b. If D meets b, they claim D with probability ``1 - lie_prior`` and
+    otherwise a legal value above D, uniformly (D itself if none is above); if D does not meet b,
+    they claim the lowest legal value. So::
 
-        P(true | c, b) = sum over D ranking >= c of P(D) P(c | D, b)  /  sum over all D of P(D) P(c | D, b)
+        q(c, b) = sum over D ranking >= c of P(D) P(c | D, b)  /  sum over all D of P(D) P(c | D, b)
 
     This is exactly the behaviour of :class:`BlufferAgent` with ``lie_probability = lie_prior``
     (of :class:`HonestAgent` with ``lie_prior = 0``). Two cases use the plain odds P(D ranks >= c)
@@ -194,31 +254,69 @@ class BayesianDoubter(MeyerAgent):
     whose ``history`` window is shorter than 2 (b is not observed). A claim no D could produce
     under the model is treated as true with the plain odds too.
 
-    Claims like :class:`HonestAgent`.
+    **The rule** (``rule="loss"``, the default). Doubting claim c loses ``cost(c)`` lives (1, or
+    ``meyer_costs`` for ``21``) with probability q(c, b). Believing means rolling fresh dice D' and
+    claiming at least c like :class:`HonestAgent` (D' if it meets c, else — after the blind reroll
+    where the rules and ``reroll`` allow it — the lowest legal value, a lie when D' is lower); the
+    next player still in then answers that claim *by this same rule*, and if they believe, the
+    round goes on the same way around the table. The expected lives each seat loses in the rest of
+    the round is computed exactly (Fractions), from the highest claim down; where a claim can be
+    followed by an equal one (``claim_rule="at_least"``) the chain is a linear fixed point over
+    the seats, solved exactly, choosing the answers to equal claims that are consistent with the
+    losses they imply. The agent doubts when ``q(c, b) * cost(c)`` is below the believer's
+    expected loss. It considers only the current round (lives and the end rule play no part).
+
+    The old rule, doubting when q(c, b) < ``threshold``, is kept as ``rule="posterior"``. It was
+    fully exploitable (issue 7 item 8): q(``21`` opening) = 310390080/527764873 = 0.588 >= 1/2,
+    so it believed an opening ``21``, which only a rolled ``21`` (1/18) can then beat; a learner
+    that opened every round with ``claim 21`` and doubted everything won 4000 games of 4000. The
+    loss rule doubts that opening: believing it loses a life with probability 17/18 > 0.588 (the
+    believer must claim ``21`` again, and the next player doubts a repeated ``21``, true with
+    probability 1/18). With the default options it doubts an opening claim of a pair or better
+    and believes an opening ``65`` or lower.
+
+    Measured (2 players, 6 lives, default options), win rate with its 95% Wilson interval,
+    seats rotated, 500 games each (``evaluate.match.play_match("meyer", ["doubter", OPPONENT],
+    num_games=500, seed=1)``): against the ``claim 21``-then-always-doubt exploiter 1.000
+    [0.992, 1.000] (the ``posterior`` rule: 0.000 [0.000, 0.008]); against ``honest`` 0.718
+    [0.677, 0.756] (``posterior``: 0.680); against ``bluffer`` 0.928 [0.902, 0.948]
+    (``posterior``: 0.562); against ``random`` 0.988 [0.974, 0.994] (``posterior``: 0.726).
+
+    Claims like :class:`HonestAgent`. Deterministic.
 
     Args:
-        threshold: doubt when the posterior is below this; 0..1, default 1/2.
         lie_prior: the model's lie probability, 0..1; default 1/4.
+        rule: ``"loss"`` (default, above) or ``"posterior"`` (doubt when q < ``threshold``).
+        threshold: the ``posterior`` rule's threshold, 0..2; default 1/2. Unused by ``"loss"``.
         reroll: see :class:`MeyerAgent`.
     """
 
     name = "doubter"
+    RULES = ("loss", "posterior")
 
     def __init__(
         self,
-        game,
+        game: meyer.Game,
         seed: int | None = None,
-        threshold=Fraction(1, 2),
-        lie_prior=Fraction(1, 4),
+        lie_prior: Fraction = Fraction(1, 4),
+        rule: str = "loss",
+        threshold: Fraction = Fraction(1, 2),
         reroll: bool = True,
     ):
         super().__init__(game, seed, reroll=reroll)
+        if rule not in self.RULES:
+            raise ValueError(f"rule must be one of {', '.join(self.RULES)}, got {rule!r}")
+        self.rule = rule
         self.threshold = _fraction("threshold", threshold, high=Fraction(2))
         self.lie_prior = _fraction("lie_prior", lie_prior)
         self._posteriors: dict[tuple[int, int], Fraction] = {}
+        # Per number of players still in: {claim: expected lives lost by seat offset, believer 0}.
+        self._believe_losses: dict[int, dict[int, tuple[Fraction, ...]]] = {}
+        # (claim, previous, blind, players in) -> doubt?
+        self._decisions: dict[tuple[int, int | None, bool, int], bool] = {}
 
     def posterior(self, claim: int, previous: int | None, blind: bool = False) -> Fraction:
-        """P(the claim is true), exactly; ``previous`` is the claim it had to beat (-1: none,
+        """q: P(the claim is true), exactly; ``previous`` is the claim it had to beat (-1: none,
         ``None``: unknown)."""
         game = self.game
         if blind or previous is None:
@@ -249,13 +347,146 @@ class BayesianDoubter(MeyerAgent):
         self._posteriors[key] = result
         return result
 
+    # -- the loss rule ----------------------------------------------------------------------------
+    def cost(self, claim: int) -> int:
+        """Lives lost by whoever loses the doubt of this claim (ME-6)."""
+        return self.game.meyer_costs if claim == meyer.MEYER else 1
+
+    def doubt_loss(self, claim: int, previous: int | None, blind: bool = False) -> Fraction:
+        """Expected lives the answerer loses by doubting: ``q(claim, previous) * cost(claim)``."""
+        return self.posterior(claim, previous, blind) * self.cost(claim)
+
+    def believe_loss(self, claim: int, players_in: int | None = None) -> tuple[Fraction, ...]:
+        """Expected lives each seat loses in the rest of the round if the answerer believes.
+
+        Args:
+            claim: the claim to beat (one that may be believed under the claim rule).
+            players_in: players still in (default: all of the game's).
+
+        Returns:
+            One Fraction per seat offset from the believer: 0 the believer, 1 the next player
+            still in, ..., ``players_in - 1`` the player who made ``claim``.
+        """
+        n = self.game.num_players if players_in is None else players_in
+        if not 2 <= n <= self.game.num_players:
+            raise ValueError(f"players_in must be 2..{self.game.num_players}, got {players_in!r}")
+        if not self.game.legal_claims(claim):
+            raise ValueError(f"claim {meyer.CLAIM_NAMES[claim]} cannot be believed under claim_rule={self.game.claim_rule!r}")
+        table = self._believe_losses.get(n)
+        if table is None:
+            # The table depends only on these (about 0.1 s per number of players to build), so
+            # agents built afresh for every game or match share it.
+            g = self.game
+            key = (g.ranking, g.claim_rule, g.blind_reroll, g.meyer_costs, g.history >= 2, self.lie_prior, self.reroll, n)
+            table = _BELIEVE_LOSSES.get(key)
+            if table is None:
+                table = _BELIEVE_LOSSES[key] = self._solve_believe_losses(n)
+            self._believe_losses[n] = table
+        return table[claim]
+
+    def _next_answer(self, claim: int, previous: int, blind: bool, n: int, table) -> bool:
+        """Whether the next player doubts ``claim`` over ``previous`` (the modelled answer, from
+        ``table``, which must already hold ``claim``'s believe losses if believing is allowed)."""
+        if not self.game.legal_claims(claim):
+            return True
+        seen_previous = previous if self.game.history >= 2 else None
+        return self.doubt_loss(claim, seen_previous, blind) < table[claim][0]
+
+    def _branches(self, claim: int):
+        """The believer's claims over ``claim``: ``[(P, claim made, blind, P(true))]``, summing
+        to 1 over the fresh roll D' (and the blind reroll, where it is used)."""
+        game = self.game
+        legal = game.legal_claims(claim)
+        lowest = self.lowest(list(legal))
+        rerolls = game.blind_reroll and self.reroll  # claim >= 0 here: the reroll is allowed
+        branches = []
+        for d in range(meyer.NUM_CLAIMS):
+            p = meyer.CLAIM_PROBABILITY[d]
+            if d in legal:
+                branches.append((p, d, False, Fraction(1)))
+            elif rerolls:
+                branches.append((p, lowest, True, game.probability_at_least[lowest]))
+            else:
+                branches.append((p, lowest, False, Fraction(0)))
+        return branches
+
+    def _solve_believe_losses(self, n: int) -> dict[int, tuple[Fraction, ...]]:
+        game = self.game
+        table: dict[int, tuple[Fraction, ...]] = {}
+        for claim in game.ranking:  # best first: a believer's claims rank at least as high
+            if not game.legal_claims(claim):
+                continue
+            known = [Fraction(0)] * n  # losses from branches that do not return to ``claim``
+            loops = []  # branches whose claim equals ``claim``: their answer is the fixed point
+            for p, made, blind, true in self._branches(claim):
+                if made == claim:
+                    loops.append((p, blind, true))
+                    continue
+                if self._next_answer(made, claim, blind, n, table):
+                    known[1] += p * true * self.cost(made)
+                    known[0] += p * (1 - true) * self.cost(made)
+                else:
+                    after = table[made]  # the next player believes: their losses, one seat on
+                    for k in range(n):
+                        known[k] += p * after[(k - 1) % n]
+            table[claim] = self._fixed_point(claim, n, known, loops)
+        return table
+
+    def _fixed_point(self, claim: int, n: int, known: list[Fraction], loops) -> tuple[Fraction, ...]:
+        """The believer's losses when some branches claim ``claim`` again.
+
+        The next player's answer to an equal claim depends on the very losses being computed. Each
+        assignment of answers (doubt or believe, for the blind and the seen equal claim) gives a
+        linear system ``L[k] = K[k] + p L[k-1]`` (p: the chance the next player believes an equal
+        claim), solved in closed form around the table; the assignment kept is one whose answers
+        are what the rule picks given the L it implies (the first such in the order "all doubt"
+        first). If none is consistent the answers "doubt" are kept (the round then cannot loop).
+        """
+        kinds = sorted({blind for _, blind, _ in loops})
+        seen = self.game.history >= 2
+        candidates = []
+        for mask in range(1 << len(kinds)):
+            believes = {kind: bool(mask >> i & 1) for i, kind in enumerate(kinds)}
+            base = list(known)
+            p_loop = Fraction(0)
+            for p, blind, true in loops:
+                if believes[blind]:
+                    p_loop += p
+                else:
+                    base[1] += p * true * self.cost(claim)
+                    base[0] += p * (1 - true) * self.cost(claim)
+            if p_loop >= 1:
+                continue  # the round would never end
+            # L[k] = base[k] + p L[k-1] around the cycle of n seats.
+            scale = 1 / (1 - p_loop**n)
+            losses = tuple(scale * sum(p_loop**j * base[(k - j) % n] for j in range(n)) for k in range(n))
+            consistent = all(
+                (self.doubt_loss(claim, claim if seen else None, blind) >= losses[0]) == believes[blind]
+                for blind in kinds
+            )
+            candidates.append((consistent, mask, losses))
+        for consistent, _, losses in candidates:
+            if consistent:
+                return losses
+        return candidates[0][2]
+
     def doubts(self, observation: np.ndarray) -> bool:
         claim = self.claim_to_beat(observation)
-        p = self.posterior(claim, self.previous_claim(observation), self.claim_was_blind(observation))
-        return p < self.threshold
+        previous = self.previous_claim(observation)
+        blind = self.claim_was_blind(observation)
+        if self.rule == "posterior":
+            return self.posterior(claim, previous, blind) < self.threshold
+        n = self.players_in(observation)
+        key = (claim, previous, blind, n)
+        decision = self._decisions.get(key)
+        if decision is None:
+            decision = self._decisions[key] = self.doubt_loss(claim, previous, blind) < self.believe_loss(claim, n)[0]
+        return decision
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(threshold={self.threshold}, lie_prior={self.lie_prior})"
+        if self.rule == "posterior":
+            return f"{type(self).__name__}(rule='posterior', threshold={self.threshold}, lie_prior={self.lie_prior})"
+        return f"{type(self).__name__}(lie_prior={self.lie_prior})"
 
 
 __all__ = ["BayesianDoubter", "BlufferAgent", "HonestAgent", "MeyerAgent"]

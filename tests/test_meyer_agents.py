@@ -154,9 +154,10 @@ def test_bayesian_posterior_is_exact():
 def test_bayesian_doubter_thresholds_and_history():
     g = Game()
     s = run(g, (6, 3), "claim 63", "believe", (1, 1), "claim 63")  # 63 over 63
-    assert decide(BayesianDoubter(g, lie_prior=0, threshold=Fraction(1, 2)), g, s) == meyer.DOUBT
-    assert decide(BayesianDoubter(g, threshold=0), g, s) == meyer.BELIEVE
-    assert decide(BayesianDoubter(g, threshold=2), g, run(g, (6, 3), "claim 32")) == meyer.DOUBT
+    posterior = {"rule": "posterior"}
+    assert decide(BayesianDoubter(g, lie_prior=0, threshold=Fraction(1, 2), **posterior), g, s) == meyer.DOUBT
+    assert decide(BayesianDoubter(g, threshold=0, **posterior), g, s) == meyer.BELIEVE
+    assert decide(BayesianDoubter(g, threshold=2, **posterior), g, run(g, (6, 3), "claim 32")) == meyer.DOUBT
     agent = BayesianDoubter(g)
     obs = g.observe(s, 0)
     assert agent.previous_claim(obs) == meyer.claim_index("63") and agent.claim_to_beat(obs) == meyer.claim_index("63")
