@@ -42,11 +42,16 @@ def wilson(share_sum: float, n: int, z: float = Z95) -> tuple[float, float, floa
         raise ValueError(f"wilson: z must be a positive number, got {z!r}")
     p = share_sum / n
     z2 = z * z
+    # At p = 0 and p = 1 the formula reduces to bounds rational in z^2; computing them so keeps
+    # the closed end exactly at 0 or 1 (the general form leaves rounding there, e.g. 2e-19).
+    if share_sum == 0:
+        return 0.0, 0.0, z2 / (n + z2)
+    if share_sum == n:
+        return 1.0, n / (n + z2), 1.0
     denominator = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    # The exact bounds lie in [0, 1]; clipping only removes rounding (p = 0 or 1 gives
-    # centre - half = 0 and centre + half = 1 up to a few ulps).
+    # The exact bounds lie in [0, 1]; clipping only removes rounding.
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
