@@ -94,10 +94,30 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
         raise ValueError(f"{what} is not a dice-envs results database (format {meta.get('format')!r})")
     for key in ("schema_version", "game", "env_id", "options"):
         if meta.get(key) != expected[key]:
+            if key == "options":
+                theirs, ours = json.loads(meta[key]), json.loads(expected[key])
+                diff = ", ".join(
+                    f"{name} {theirs.get(name, '(none)')!r} there, {ours.get(name, '(none)')!r} here"
+                    for name in sorted(set(theirs) | set(ours))
+                    if theirs.get(name) != ours.get(name)
+                )
+                found = f"other game options ({diff})"
+            else:
+                found = f"{key} {meta.get(key)!r}, not {expected[key]!r}"
             raise ValueError(
-                f"{what} holds results of another setting: its {key} is {meta.get(key)}, this run's is "
-                f"{expected[key]}; give another --db (a file holds one game with one set of options)"
+                f"{what} holds results of another setting: {found}; give another --db "
+                "(a results database holds one game with one set of options)"
             )
+
+
+def _expected(game: str, env_id: str, options: dict) -> dict[str, str]:
+    return {
+        "format": FORMAT,
+        "schema_version": str(SCHEMA_VERSION),
+        "game": game,
+        "env_id": env_id,
+        "options": _dumps(options),
+    }
 
 
 class ResultStore:
@@ -106,6 +126,17 @@ class ResultStore:
     def __init__(self, conn: sqlite3.Connection, path: str):
         self.conn = conn
         self.path = path
+
+    @classmethod
+    def check(cls, path: str, game: str, env_id: str, options: dict) -> None:
+        """Refuse (``ValueError``) an existing ``path`` that is not this setting's store; read-only.
+
+        A missing path passes: :meth:`open` will create it.
+        """
+        if os.path.isdir(path):
+            raise ValueError(f"--db {path} is a directory; give a file path")
+        if os.path.exists(path):
+            _check_existing(path, _expected(game, env_id, options))
 
     @classmethod
     def open(cls, path: str, game: str, env_id: str, options: dict, create: bool = True) -> "ResultStore":
@@ -122,13 +153,7 @@ class ResultStore:
             ValueError: the file is not a results store, or holds another setting; it is left as
                 it was.
         """
-        expected = {
-            "format": FORMAT,
-            "schema_version": str(SCHEMA_VERSION),
-            "game": game,
-            "env_id": env_id,
-            "options": _dumps(options),
-        }
+        expected = _expected(game, env_id, options)
         exists = os.path.exists(path)
         if os.path.isdir(path):
             raise ValueError(f"--db {path} is a directory; give a file path")

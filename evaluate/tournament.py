@@ -50,40 +50,40 @@ DICE_MODES = ("common", "independent")
 
 
 # -- entrants -----------------------------------------------------------------------------------
-def _looks_like_path(spec: str) -> bool:
-    return os.sep in spec or "/" in spec or spec.endswith(".safetensors") or os.path.exists(spec)
+def base_label(game_name: str, spec: str) -> str:
+    """A readable label for one SPEC: the SPEC without spaces, a checkpoint by its directory's name.
 
+    Raises:
+        ValueError: the SPEC cannot be read (an unknown agent lists the game's agents).
 
-def base_label(spec: str) -> str:
-    """A readable label for one SPEC: the SPEC itself without spaces, a checkpoint by its directory.
-
-    >>> base_label("bluffer: lie_probability=0.3")
+    >>> base_label("meyer", "bluffer: lie_probability=0.3")
     'bluffer:lie_probability=0.3'
-    >>> base_label("runs/syvere-ppo/checkpoint/policy.safetensors")
-    'checkpoint'
+    >>> base_label("syvere", "runs/syvere-ppo/final/policy.safetensors")
+    'final'
     """
-    spec = spec.strip()
-    if _looks_like_path(spec):
-        path = spec.rstrip("/\\")
-        if path.endswith(".safetensors"):
-            path = os.path.dirname(path) or "."
-        return os.path.basename(os.path.abspath(path))
+    from agents.spec import parse_spec
+
+    name, _ = parse_spec(game_name, spec)
+    if isinstance(name, os.PathLike):
+        from agents.checkpoint import checkpoint_dir
+
+        return checkpoint_dir(name).resolve().name or str(name)
     return "".join(spec.split())
 
 
-def make_labels(specs: Sequence[str]) -> list[str]:
+def make_labels(game_name: str, specs: Sequence[str]) -> list[str]:
     """Unique, readable labels for the entrants, in the order given.
 
     A SPEC given twice is two entrants: the second is labelled ``NAME#2``, the third ``NAME#3``.
 
-    >>> make_labels(["random", "honest", "random"])
+    >>> make_labels("meyer", ["random", "honest", "random"])
     ['random', 'honest', 'random#2']
     """
     labels: list[str] = []
     for spec in specs:
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"an agent SPEC is a non-empty string, got {spec!r}")
-        label = base_label(spec)
+        label = base_label(game_name, spec)
         if label in labels:
             k = 2
             while f"{label}#{k}" in labels:
@@ -93,26 +93,24 @@ def make_labels(specs: Sequence[str]) -> list[str]:
     return labels
 
 
-def spec_fingerprint(spec: str) -> str | None:
-    """SHA-256 of a checkpoint's files if ``spec`` is a path, else ``None``.
+def agent_fingerprint(agent) -> str | None:
+    """SHA-256 of the checkpoint files an agent plays from (trained agents), else ``None``.
 
-    A results store keeps it beside the label, so that a retrained checkpoint at the same path is
-    not mistaken for the one whose games are stored.
+    A results store keeps it beside the label, so that a retrained checkpoint under the same name
+    is not mistaken for the one whose games are stored.
     """
-    spec = spec.strip()
-    if not _looks_like_path(spec):
-        return None
-    path = spec[: -len("policy.safetensors")] if spec.endswith("policy.safetensors") else spec
-    path = path if os.path.isdir(path) else os.path.dirname(path)
-    files = [os.path.join(path, name) for name in ("policy.safetensors", "policy.json")]
-    files = [f for f in files if os.path.isfile(f)] or ([spec] if os.path.isfile(spec) else [])
-    if not files:
+    path = getattr(getattr(agent, "policy", None), "path", None)
+    if path is None:
         return None
     digest = hashlib.sha256()
-    for name in files:
-        with open(name, "rb") as handle:
-            digest.update(handle.read())
-    return digest.hexdigest()
+    found = False
+    for name in ("policy.safetensors", "policy.json"):
+        file = os.path.join(os.fspath(path), name)
+        if os.path.isfile(file):
+            found = True
+            with open(file, "rb") as handle:
+                digest.update(name.encode() + b"\0" + handle.read())
+    return digest.hexdigest() if found else None
 
 
 # -- games and options --------------------------------------------------------------------------
@@ -677,7 +675,7 @@ def run_tournament(
             raise ValueError("num_players is given twice with different values")
         num_players = options.pop("num_players")
     specs = [str(s).strip() for s in specs]
-    labels = make_labels(specs)
+    labels = make_labels(game_name, specs)  # reads every SPEC: an unknown one fails here
     if len(labels) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(labels)}")
     if num_players is None:
@@ -687,24 +685,27 @@ def run_tournament(
     workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
-
-    store = None
+    setting = (game_name, env_id(game_name), effective_options(game_name, game))
     if db is not None:
         from evaluate.store import ResultStore
 
-        store = ResultStore.open(
-            db, game_name, env_id(game_name), effective_options(game_name, game), create=True
-        )
+        ResultStore.check(db, *setting)  # a wrong file fails before any agent is built
+    # Agents are built (and solver tables loaded) before anything is played, so that a SPEC that
+    # cannot be built fails at once; forked workers inherit them.
+    agents = build_agents(game, specs, labels)
+
+    store = None
+    if db is not None:
+        store = ResultStore.open(db, *setting, create=True)
     try:
         if store is not None:
-            store.register_agents({label: (spec, spec_fingerprint(spec)) for spec, label in zip(specs, labels)})
+            store.register_agents(
+                {label: (spec, agent_fingerprint(agents[label])) for spec, label in zip(specs, labels)}
+            )
             have = store.existing_keys(seed, dice)
             missing = [t for t in tasks if t.key not in have]
         else:
             missing = tasks
-        # Agents are built (and solver tables loaded) before anything is played, so a bad SPEC
-        # fails at once; forked workers inherit them.
-        agents = build_agents(game, specs, labels)
         bar = Progress(len(missing), f"{game_name}: {len(labels)} agents", enabled=progress)
         start = time.perf_counter()
         try:
@@ -724,7 +725,7 @@ def run_tournament(
             bar.close()
         seconds = time.perf_counter() - start
         if store is not None:
-            by_key = store.records([t for t in tasks])
+            by_key = store.records(tasks)
             records = [by_key[t.key] for t in tasks]
         else:
             records = played

@@ -1,0 +1,196 @@
+"""``dice-envs tournament`` and ``dice-envs replay`` (also ``python -m evaluate``).
+
+``dice-envs tournament GAME [game options] --agents SPEC... --games N [--seed S] [--db PATH]
+[--report DIR] [--workers K] [--json] [--num-players P]`` plays every table of the entrants
+(see :mod:`evaluate.tournament`), keeps every game in a SQLite results store, prints the
+leaderboard and writes the report. ``dice-envs replay DB GAME_ID`` replays a stored game through
+the engine, showing the table after every step.
+
+Both raise ``ValueError`` for bad input; ``dice_envs.cli.main`` prints ``dice-envs: <message>``
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from dice_envs.registry import ENVS
+
+GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
+DEFAULT_DB = os.path.join("results", "{game}.sqlite")
+
+
+def _whole(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def tournament_parser() -> argparse.ArgumentParser:
+    """The ``tournament`` command's argument parser (game options are read separately)."""
+    parser = argparse.ArgumentParser(
+        prog="dice-envs tournament",
+        description=(
+            "Rank agents: every table of the entrants, every deal in every rotation of the seats, "
+            "common dice; ratings with bootstrap intervals, win rates with Wilson intervals. "
+            "Game options go after the game's name as --name value (see dice-envs play GAME --help)."
+        ),
+    )
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument(
+        "--agents", nargs="+", required=True, metavar="SPEC",
+        help="the entrants: NAME, NAME:KEY=VALUE,... or a checkpoint path, one per argument",
+    )  # fmt: skip
+    parser.add_argument("--games", type=_whole(1), required=True, metavar="N", help="deals per table")
+    parser.add_argument("--seed", type=_whole(0), default=0, help="tournament seed (default 0)")
+    parser.add_argument(
+        "--db", default=None, metavar="PATH",
+        help=f"SQLite results store (default {DEFAULT_DB}); games it holds are not played again",
+    )  # fmt: skip
+    parser.add_argument("--no-db", action="store_true", help="keep no results store")
+    parser.add_argument("--report", default=None, metavar="DIR", help="write CSV, JSON and PNG files here")
+    parser.add_argument(
+        "--workers", type=_whole(1), default=None, metavar="K", help="processes (default: the number of cores)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON on the last line")
+    parser.add_argument(
+        "--num-players", type=_whole(2), default=None, metavar="P",
+        help="seats per table (default: the game's default, or the number of entrants if fewer)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--dice", choices=("common", "independent"), default="common",
+        help="common dice (default): the rotations of a deal meet the same rolls; independent: they do not",
+    )  # fmt: skip
+    parser.add_argument(
+        "--bootstrap", type=_whole(0), default=200, metavar="B", help="bootstrap replicas of the rating intervals"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def tournament_main(argv: list[str]) -> int:
+    """Run ``dice-envs tournament`` with ``argv`` (the words after ``tournament``).
+
+    Raises:
+        ValueError: a bad SPEC, game option, results store or count, with a clear message.
+    """
+    from dice_envs.options import parse_game_options
+    from evaluate.ratings import leaderboard
+    from evaluate.report import print_leaderboard, report_json, write_report
+    from evaluate.tournament import run_tournament
+
+    args, rest = tournament_parser().parse_known_args(argv)
+    options = parse_game_options(args.game, rest)
+    if args.no_db and args.db:
+        raise ValueError("--db and --no-db contradict each other")
+    db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
+    result = run_tournament(
+        args.game,
+        args.agents,
+        games=args.games,
+        seed=args.seed,
+        options=options,
+        num_players=args.num_players,
+        db=db,
+        workers=args.workers,
+        dice=args.dice,
+        progress=not args.quiet,
+    )
+    lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
+    opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
+    title = (
+        f"{args.game} ({opts}), tables of {result.num_players}, {len(result.records)} games "
+        f"({args.games} deals per table x {result.num_players} rotations), seed {args.seed}, {result.dice} dice"
+    )
+    out = sys.stdout
+    print_leaderboard(lb, title, file=sys.stderr if args.json else out)
+    rate = f"{result.games_per_second:,.0f} games/s" if result.played_now else "nothing new to play"
+    summary = (
+        f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}, {result.workers} workers); "
+        f"{len(result.records) - result.played_now} were already stored"
+        + (f"; results in {db}" if db else "")
+    )
+    print(summary, file=sys.stderr if args.json else out)
+    if args.report:
+        written = write_report(args.report, result, lb)
+        print(f"report: {', '.join(written)}", file=sys.stderr if args.json else out)
+    if args.json:
+        data = report_json(result, lb)
+        print(json.dumps(data, default=float), file=out)
+    return 0
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dice-envs replay",
+        description="Replay a game stored by `dice-envs tournament` through the engine, showing every step.",
+    )
+    parser.add_argument("db", help="the results store (SQLite file)")
+    parser.add_argument("game_id", type=_whole(1), help="the game's id in the store (ids start at 1)")
+    return parser
+
+
+def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
+    """The text of a replayed game, and whether it reproduced the stored outcome.
+
+    Raises:
+        ValueError: not a results store, no such game, or a log that does not replay.
+    """
+    from dice_envs import dice as dice_mod
+    from evaluate.store import ResultStore
+    from evaluate.tournament import build_game, replay_states
+
+    store = ResultStore.open_existing(db)
+    try:
+        meta = store.meta()
+        stored = store.game(game_id)
+    finally:
+        store.close()
+    options = meta["options"]
+    game = build_game(meta["game"], options)
+    seats = stored["seats"]
+    lines = [
+        f"game {game_id} of {db}: {meta['env_id']}, seed {stored['seed']}, table {stored['table_key']}, "
+        f"deal {stored['deal']}, rotation {stored['rotation']} ({stored['dice']} dice)",
+        "seats: " + ", ".join(f"player_{s} = {label}" for s, label in enumerate(seats)),
+        "",
+        game.render(game.initial_state()),
+    ]
+    state = game.initial_state()
+    for step, (event, before, after) in enumerate(replay_states(game, stored["log"]), 1):
+        seat = game.current_player(before)
+        if isinstance(event, str):
+            faces = dice_mod.normalize(event)
+            what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(faces)}  ({event})"
+        else:
+            what = f"player_{seat} ({seats[seat]}): {game.action_to_string(before, event)}"
+        lines += ["", f"-- step {step}: {what}", game.render(after)]
+        state = after
+    returns = [float(r) for r in game.returns(state)]
+    same = game.is_terminal(state) and returns == [float(r) for r in stored["returns"]] and list(
+        game.scores(state)
+    ) == list(stored["scores"])
+    lines += [
+        "",
+        f"returns {returns}, scores {list(game.scores(state))}: "
+        + ("the stored outcome, reproduced" if same else f"DIFFERS from the stored {stored['returns']}"),
+    ]
+    return lines, same
+
+
+def replay_main(argv: list[str]) -> int:
+    """Run ``dice-envs replay DB GAME_ID``; exit status 1 if the outcome is not reproduced."""
+    args = replay_parser().parse_args(argv)
+    lines, same = replay_lines(args.db, args.game_id)
+    print("\n".join(lines))
+    return 0 if same else 1

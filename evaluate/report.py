@@ -1,0 +1,421 @@
+"""Tournament reports: the leaderboard in the terminal, CSV and JSON files, and pictures.
+
+:func:`print_leaderboard` draws the leaderboard with rich (plain text without it);
+:func:`write_report` writes into a directory:
+
+| file | what |
+|---|---|
+| ``leaderboard.csv`` | one row per entrant, best first: rating and interval, games, win rate and Wilson interval, mean return, whether it is separated from the next |
+| ``head_to_head.csv`` | one row per ordered pair: how often the first finished ahead of the second, Wilson interval, games |
+| ``report.json`` | the tournament's setting, the leaderboard, the head-to-head matrix (and Meyer's bluffing profiles) |
+| ``head_to_head.png`` | the head-to-head matrix as a heatmap, each cell with its share and interval |
+| ``ratings.png`` | the ratings with their intervals |
+| ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`) |
+
+Pictures are drawn with matplotlib's Agg backend at fixed sizes (:func:`figure_size`), so a
+report can be written without a display and its pictures compared between runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+DPI = 100
+
+
+# -- the terminal -------------------------------------------------------------------------------
+def print_leaderboard(lb, title: str = "", file=None) -> None:
+    """Print the leaderboard: a rich table if rich is installed, else plain text.
+
+    A row marked ``≈`` has a rating interval that overlaps the next row's: the two are not
+    separated by this tournament.
+    """
+    import sys
+
+    file = file or sys.stdout
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        if title:
+            print(title, file=file)
+        print(lb.text(), file=file)
+        return
+    table = Table(title=title or None, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("agent")
+    table.add_column(lb.rating_name, justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("", justify="center")
+    table.add_column("games", justify="right")
+    table.add_column("win rate", justify="right")
+    table.add_column("Wilson 95%", justify="right")
+    table.add_column("mean return", justify="right")
+    for k, r in enumerate(lb.rows, 1):
+        table.add_row(
+            str(k),
+            r.label,
+            f"{r.rating:.1f}",
+            f"[{r.rating_low:.1f}, {r.rating_high:.1f}]",
+            "" if r.separated else "≈",
+            str(r.games),
+            f"{r.win_rate:.3f}",
+            f"[{r.win_low:.3f}, {r.win_high:.3f}]",
+            f"{r.mean_return:+.3f}",
+        )
+    console = Console(file=file, width=max(100, Console(file=file).width))
+    console.print(table)
+    if not all(r.separated for r in lb.rows):
+        console.print("≈ : this entrant's rating interval overlaps the next one's (not separated)")
+
+
+# -- Meyer's bluffing profile -------------------------------------------------------------------
+@dataclass
+class BluffProfile:
+    """How one entrant bluffs and doubts in Meyer, counted over stored games.
+
+    Claims are keyed by claim name (``"54"``); ``"start"`` is a round's opening claim (nothing to
+    beat). Only claims the claimer made having seen the dice count as lies or truths; claims after a
+    blind reroll are counted apart.
+
+    Attributes:
+        claims_by_beat: claim to beat -> claims made (seen dice).
+        lies_by_beat: claim to beat -> of those, claims above the dice.
+        blind_claims: claims made after a blind reroll.
+        responses_by_claim: claim -> times this entrant chose doubt or believe facing it.
+        doubts_by_claim: claim -> doubts.
+        correct_doubts_by_claim: claim -> doubts of a lie (the doubt won).
+        believes_by_claim: claim -> believes.
+        believed_lies_by_claim: claim -> believes of a lie (fooled).
+    """
+
+    label: str
+    claims_by_beat: dict[str, int] = field(default_factory=dict)
+    lies_by_beat: dict[str, int] = field(default_factory=dict)
+    blind_claims: int = 0
+    responses_by_claim: dict[str, int] = field(default_factory=dict)
+    doubts_by_claim: dict[str, int] = field(default_factory=dict)
+    correct_doubts_by_claim: dict[str, int] = field(default_factory=dict)
+    believes_by_claim: dict[str, int] = field(default_factory=dict)
+    believed_lies_by_claim: dict[str, int] = field(default_factory=dict)
+
+    @staticmethod
+    def _rate(num: dict, den: dict, key=None) -> float:
+        n = sum(num.values()) if key is None else num.get(key, 0)
+        d = sum(den.values()) if key is None else den.get(key, 0)
+        return n / d if d else float("nan")
+
+    def lie_rate(self, beat: str | None = None) -> float:
+        """Share of seen-dice claims that were lies (facing ``beat``, or overall)."""
+        return self._rate(self.lies_by_beat, self.claims_by_beat, beat)
+
+    def doubt_rate(self, claim: str | None = None) -> float:
+        """Share of responses that were doubts (facing ``claim``, or overall)."""
+        return self._rate(self.doubts_by_claim, self.responses_by_claim, claim)
+
+    def doubt_accuracy(self, claim: str | None = None) -> float:
+        """Share of doubts that caught a lie."""
+        return self._rate(self.correct_doubts_by_claim, self.doubts_by_claim, claim)
+
+    def believed_lie_rate(self, claim: str | None = None) -> float:
+        """Share of believes that believed a lie."""
+        return self._rate(self.believed_lies_by_claim, self.believes_by_claim, claim)
+
+    def to_json(self) -> dict:
+        return {
+            "label": self.label,
+            "lie_rate": _nan_none(self.lie_rate()),
+            "doubt_rate": _nan_none(self.doubt_rate()),
+            "doubt_accuracy": _nan_none(self.doubt_accuracy()),
+            "believed_lie_rate": _nan_none(self.believed_lie_rate()),
+            "blind_claims": self.blind_claims,
+            "claims_by_beat": self.claims_by_beat,
+            "lies_by_beat": self.lies_by_beat,
+            "responses_by_claim": self.responses_by_claim,
+            "doubts_by_claim": self.doubts_by_claim,
+            "correct_doubts_by_claim": self.correct_doubts_by_claim,
+            "believes_by_claim": self.believes_by_claim,
+            "believed_lies_by_claim": self.believed_lies_by_claim,
+        }
+
+
+def _nan_none(x: float):
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _bump(d: dict, key: str, by: int = 1) -> None:
+    d[key] = d.get(key, 0) + by
+
+
+def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str, BluffProfile]:
+    """Every entrant's bluffing profile, from the stored games replayed through the Meyer engine.
+
+    Args:
+        game: the Meyer engine the games were played with.
+        records: game records (``seats`` and ``log``).
+        labels: the entrants.
+
+    Raises:
+        ValueError: ``game`` is not Meyer, or a log does not replay.
+    """
+    from dice_envs.games import meyer
+    from evaluate.tournament import replay_states
+
+    if game.name != "meyer":
+        raise ValueError(f"bluffing profiles are for Meyer, not {game.name}")
+    profiles = {label: BluffProfile(label) for label in labels}
+    names = meyer.CLAIM_NAMES
+    for record in records:
+        seats = record.seats
+        for event, before, _ in replay_states(game, record.log):
+            if isinstance(event, str):
+                continue
+            profile = profiles[seats[game.current_player(before)]]
+            if before.phase == meyer.CLAIM and event >= meyer.FIRST_CLAIM:
+                claim = event - meyer.FIRST_CLAIM
+                if before.seen_by != game.current_player(before):
+                    profile.blind_claims += 1
+                    continue
+                beat = "start" if before.claim < 0 else names[before.claim]
+                _bump(profile.claims_by_beat, beat)
+                if not game.is_true(before.cup, claim):
+                    _bump(profile.lies_by_beat, beat)
+            elif before.phase == meyer.RESPOND and event in (meyer.DOUBT, meyer.BELIEVE):
+                claim = names[before.claim]
+                lie = not game.is_true(before.cup, before.claim)
+                _bump(profile.responses_by_claim, claim)
+                if event == meyer.DOUBT:
+                    _bump(profile.doubts_by_claim, claim)
+                    if lie:
+                        _bump(profile.correct_doubts_by_claim, claim)
+                else:
+                    _bump(profile.believes_by_claim, claim)
+                    if lie:
+                        _bump(profile.believed_lies_by_claim, claim)
+    return profiles
+
+
+def _claim_axis(game) -> list[str]:
+    """Claim names from the worst value to Meyer (the ranking of the game's variant)."""
+    from dice_envs.games import meyer
+
+    return [meyer.CLAIM_NAMES[c] for c in reversed(game.ranking)]
+
+
+# -- pictures -----------------------------------------------------------------------------------
+def figure_size(kind: str, num_entrants: int) -> tuple[float, float]:
+    """The size in inches of a report picture (at :data:`DPI` dots per inch).
+
+    ``head_to_head``: square, growing with the entrants; ``ratings``: a row per entrant;
+    ``bluffing``: three panels side by side.
+    """
+    if kind == "head_to_head":
+        side = max(5.0, 1.5 + 1.3 * num_entrants)
+        return (side + 1.5, side)
+    if kind == "ratings":
+        return (8.0, 1.5 + 0.5 * num_entrants)
+    if kind == "bluffing":
+        return (16.0, 5.0)
+    raise ValueError(f"unknown picture {kind!r}")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_head_to_head(lb, path: str, title: str = "") -> str:
+    """The head-to-head matrix as a heatmap (row's share against column), intervals in the cells."""
+    plt = _pyplot()
+    import numpy as np
+
+    n = len(lb.labels)
+    share = np.full((n, n), np.nan)
+    for i, row in enumerate(lb.head_to_head):
+        for j, cell in enumerate(row):
+            if cell is not None:
+                share[i, j] = cell[0]
+    fig, ax = plt.subplots(figsize=figure_size("head_to_head", n), dpi=DPI)
+    image = ax.imshow(share, cmap="RdBu", vmin=0.0, vmax=1.0)
+    for i, row in enumerate(lb.head_to_head):
+        for j, cell in enumerate(row):
+            if cell is None:
+                continue
+            dark = abs(cell[0] - 0.5) > 0.3
+            ax.text(
+                j, i, f"{cell[0]:.2f}\n[{cell[1]:.2f}, {cell[2]:.2f}]", ha="center", va="center",
+                fontsize=8, color="white" if dark else "black",
+            )  # fmt: skip
+    ax.set_xticks(range(n), lb.labels, rotation=30, ha="right")
+    ax.set_yticks(range(n), lb.labels)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    ax.set_title(title or "head to head: share of games the row finished ahead (95% Wilson)")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def plot_ratings(lb, path: str, title: str = "") -> str:
+    """The ratings with their 95% bootstrap intervals, best at the top."""
+    plt = _pyplot()
+
+    n = len(lb.rows)
+    fig, ax = plt.subplots(figsize=figure_size("ratings", n), dpi=DPI)
+    ys = list(range(n))[::-1]
+    for y, r in zip(ys, lb.rows):
+        ax.errorbar(
+            r.rating, y, xerr=[[r.rating - r.rating_low], [r.rating_high - r.rating]], fmt="o", capsize=4,
+            color="tab:blue" if r.separated else "tab:orange",
+        )  # fmt: skip
+    ax.set_yticks(ys, [r.label for r in lb.rows])
+    ax.set_xlabel(f"{lb.rating_name} ({lb.method}, 95% bootstrap interval over deals)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title or "ratings (orange: not separated from the next)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str = "") -> str:
+    """Meyer bluffing profiles: lie rate by claim to beat, doubt rate and doubt accuracy by claim."""
+    plt = _pyplot()
+
+    axis = _claim_axis(game)
+    beats = ["start", *axis]
+    fig, axes = plt.subplots(1, 3, figsize=figure_size("bluffing", len(profiles)), dpi=DPI, sharey=True)
+    panels = (
+        ("lie rate by claim to beat", beats, lambda p, k: p.lie_rate(k)),
+        ("doubt rate by claim", axis, lambda p, k: p.doubt_rate(k)),
+        ("doubt accuracy by claim", axis, lambda p, k: p.doubt_accuracy(k)),
+    )
+    for ax, (name, keys, rate) in zip(axes, panels):
+        for profile in profiles.values():
+            values = [rate(profile, k) for k in keys]
+            label = f"{profile.label} (believed lies {profile.believed_lie_rate():.2f})"
+            ax.plot(range(len(keys)), values, marker="o", markersize=3, label=label)
+        ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
+        ax.set_title(name)
+        ax.set_ylim(-0.03, 1.03)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("rate")
+    axes[-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(title or "Meyer bluffing profiles (claims from worst to Meyer)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+# -- files --------------------------------------------------------------------------------------
+def write_report(directory: str, result, lb, game=None) -> list[str]:
+    """Write the report files of a tournament into ``directory`` (created if missing).
+
+    Args:
+        result: the ``TournamentResult``.
+        lb: its ``Leaderboard``.
+        game: the engine (needed for Meyer's bluffing profiles; built from the result if omitted).
+
+    Returns:
+        The paths written.
+    """
+    from evaluate.tournament import build_game
+
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    path = os.path.join(directory, "leaderboard.csv")
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(
+            ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
+             "mean_return", "return_low", "return_high", "separated_from_next"]
+        )  # fmt: skip
+        for k, r in enumerate(lb.rows, 1):
+            out.writerow(
+                [k, r.label, f"{r.rating:.3f}", f"{r.rating_low:.3f}", f"{r.rating_high:.3f}", r.games,
+                 f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
+                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", r.separated]
+            )  # fmt: skip
+    written.append(path)
+    path = os.path.join(directory, "head_to_head.csv")
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["agent", "opponent", "share_ahead", "low", "high", "games"])
+        for a, row in zip(lb.labels, lb.head_to_head):
+            for b, cell in zip(lb.labels, row):
+                if cell is not None:
+                    out.writerow([a, b, f"{cell[0]:.5f}", f"{cell[1]:.5f}", f"{cell[2]:.5f}", cell[3]])
+    written.append(path)
+
+    if game is None:
+        game = build_game(result.game_name, {**result.options, "num_players": result.num_players})
+    profiles = None
+    if result.game_name == "meyer":
+        profiles = bluffing_profile(game, result.records, result.labels)
+        path = os.path.join(directory, "bluffing.csv")
+        with open(path, "w", newline="") as handle:
+            out = csv.writer(handle)
+            out.writerow(["agent", "measure", "claim", "count", "of", "rate"])
+            for p in profiles.values():
+                for measure, num, den in (
+                    ("lie_rate_by_claim_to_beat", p.lies_by_beat, p.claims_by_beat),
+                    ("doubt_rate_by_claim", p.doubts_by_claim, p.responses_by_claim),
+                    ("doubt_accuracy_by_claim", p.correct_doubts_by_claim, p.doubts_by_claim),
+                    ("believed_lie_rate_by_claim", p.believed_lies_by_claim, p.believes_by_claim),
+                ):
+                    for key in sorted(den):
+                        out.writerow([p.label, measure, key, num.get(key, 0), den[key], f"{num.get(key, 0) / den[key]:.5f}"])
+        written.append(path)
+        written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png")))
+
+    path = os.path.join(directory, "report.json")
+    with open(path, "w") as handle:
+        json.dump(report_json(result, lb, profiles), handle, indent=1, default=_json_default)
+    written.append(path)
+    title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
+    written.append(plot_head_to_head(lb, os.path.join(directory, "head_to_head.png"), ""))
+    written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), title))
+    return written
+
+
+def _json_default(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def report_json(result, lb, profiles: dict | None = None) -> dict:
+    """The report as one JSON-able dict (also the base of ``--json``'s last line)."""
+    data = {
+        "game": result.game_name,
+        "options": result.options,
+        "num_players": result.num_players,
+        "agents": dict(zip(result.labels, result.specs)),
+        "games_per_table": result.games,
+        "seed": result.seed,
+        "dice": result.dice,
+        "games_total": len(result.records),
+        "games_played_now": result.played_now,
+        "seconds": result.seconds,
+        "games_per_second": result.games_per_second,
+        "workers": result.workers,
+        "db": result.db_path,
+        "ratings": lb.ratings(),
+        "leaderboard": lb.to_json(),
+    }
+    if profiles is not None:
+        data["bluffing"] = {label: p.to_json() for label, p in profiles.items()}
+    return data
