@@ -1,0 +1,597 @@
+"""Two-player Meyer solved: the one-life duel and the whole game with lives, in equilibrium.
+
+The solver reads the rules through the engine (:mod:`dice_envs.games.meyer`): its ranking
+(``Game.rank``, ``Game.claim_of_rank``), the exact chance of each value (``CLAIM_PROBABILITY``),
+the legal claims over a claim to beat (``Game.legal_claims``), the truth of a claim
+(``Game.is_true``), the cost of a doubted ``21`` and the options. Everything below works with
+*ranks* (0 = the lowest value of the variant .. 20 = ``21``, Meyer), so "at least as high" is ``>=``.
+
+Method
+------
+
+Two players alternate within a round. When a player believes a claim ``c``, the claimer's dice are
+thrown away unseen, so what follows depends only on ``c``, on the lives and on who rolls next:
+the state "player X rolls and must beat ``b``" is a public state with no private information, a
+subgame of the zero-sum game. Its value ``V[r, o, b]`` (to the roller, who has ``r`` lives against
+``o``) is the value of one *level*: a signalling game in which the roller sees their dice ``D``
+(exact chances), optionally makes the blind reroll (ME-5), and claims; the responder sees the claim
+(and whether it was blind) and doubts or believes. Payoffs to the roller:
+
+* doubted, true claim: the responder loses ``meyer_costs`` lives for ``21``, else 1 (never more
+  than they have); the responder starts the next round: ``-U(o - k, r)`` (``+1`` if they are out);
+* doubted, a lie: the roller loses them; ``-U(o, r - k)`` (``-1`` if out);
+* believed: the responder becomes the roller at level ``c``: ``-V[o, r, c]``.
+
+``U(x, y) = V[x, y, start]`` is the value of a round's starter. A doubt always takes a life, so
+the rounds are solved backwards over the total of lives; within a round, the levels from the
+highest claim down. Each level is a linear programme in sequence form (the roller's realisation
+weights ``p(D) * P(claim | D)``, the blind reroll's weights, and one variable per signal for the
+responder's best reply), solved with scipy's HiGHS; the responder's equilibrium doubt
+probabilities are the programme's dual values. With two players the end rule does not matter
+(the first player out is the loser either way).
+
+Equal claims (``claim_rule="at_least"``): believing a claim ``b`` at level ``b`` leads back to
+level ``b`` with the roles swapped, so ``V[r, o, b]`` and ``V[o, r, b]`` depend on each other
+and a round could in principle go on for ever. The pair is a fixed point
+``v1 = f1(v2), v2 = f2(v1)``, where ``f`` is the level's LP value as a function of the one
+payoff ``-v`` (non-increasing and piecewise linear, with slope minus the probability that the
+claim ``b`` is made and believed: the envelope theorem). It is solved by Newton's method on that
+piecewise-linear system (bisection as a fallback) until the residual is below ``1e-12``. Then the
+solver checks that the stationary equilibrium ends every round with probability 1 whatever the
+opponent does: a cycle at level ``b`` needs *both* of a player's own decisions — claiming ``b``
+and believing ``b`` — so under that player's strategy it goes round again with probability at
+most ``q = P(claims b) * P(believes b)``; the largest such ``q`` over all levels and lives is
+reported as ``loop_bound``. When ``loop_bound < 1`` each player's stationary strategy guarantees
+the fixed-point value against every opponent strategy (infinite play has probability 0, so its
+payoff is irrelevant), which makes it *the* value of the game; cutting the round off after ``K``
+cycles at one level, with any payoff, moves a value by at most ``2 * loop_bound ** K``. The error
+left is the fixed point's residual and the LP tolerance (about 1e-9).
+
+Example:
+    >>> t = solve({"lives": 1})
+    >>> round(float(t["game_value"]), 6)  # the duel's value to the starter
+    0.233096
+"""
+
+import math
+import resource
+import time
+import tracemalloc
+from fractions import Fraction
+
+import numpy as np
+from scipy.optimize import brentq, linprog
+
+from agents.base import Agent, legal_of
+from agents.solvers.cache import load_or_build
+from dice_envs.games import meyer
+
+#: Bumped whenever the tables' meaning or layout changes (the cache then rebuilds them).
+VERSION = 1
+SOLVER = "meyer_equilibrium"
+NUM_RANKS = meyer.NUM_CLAIMS
+TOP = NUM_RANKS - 1  # the rank of 21 (Meyer) in every variant
+FIXED_POINT_TOLERANCE = 1e-12
+#: The options that change the solution (``end``, ``first_starter`` and ``history`` do not).
+SOLUTION_OPTIONS = ("lives", "lille_meyer", "claim_rule", "blind_reroll", "meyer_costs")
+
+
+# -- options ------------------------------------------------------------------------------------
+def make_game(options: dict | None = None) -> meyer.Game:
+    """The engine for these options, refusing what the solver does not cover.
+
+    Raises:
+        ValueError: a bad option (the engine's message), or more than two players.
+    """
+    options = dict(options or {})
+    game = meyer.Game(**options)
+    if game.num_players != 2:
+        raise ValueError(f"the Meyer solver covers two players only (num_players=2), got num_players={game.num_players}")
+    return game
+
+
+def solution_options(game: meyer.Game) -> dict:
+    """The options that the equilibrium depends on (the cache key)."""
+    return {name: getattr(game, name) for name in SOLUTION_OPTIONS}
+
+
+# -- rules, read from the engine, in rank space -------------------------------------------------
+class Rules:
+    """The facts of one variant that the solver and the exploitability code need, by rank.
+
+    Attributes:
+        game: the engine.
+        p: ``p[d]``, the exact chance (float) of rolling the value of rank ``d``.
+        p_exact: the same as Fractions.
+        claim_of_rank: the claim index of each rank.
+        true: ``true[d, y]``: dice of rank ``d`` make a claim of rank ``y`` true (``Game.is_true``).
+        fresh_true: ``P(a fresh roll makes a claim of rank y true)``: a blind claim's chance.
+        cost: lives lost by the loser of a doubt of a claim of rank ``y`` (ME-6).
+        strict: claims must be strictly higher (``claim_rule="higher"``).
+        blind: the blind reroll is allowed (ME-5).
+    """
+
+    def __init__(self, game: meyer.Game):
+        self.game = game
+        self.claim_of_rank = tuple(game.claim_of_rank)
+        dice_of_rank = [(meyer.CLAIMS[c][1], meyer.CLAIMS[c][0]) for c in self.claim_of_rank]
+        self.dice_of_rank = tuple(dice_of_rank)
+        self.p_exact = tuple(meyer.CLAIM_PROBABILITY[c] for c in self.claim_of_rank)
+        self.p = np.array([float(x) for x in self.p_exact])
+        self.true = np.array(
+            [[game.is_true(dice_of_rank[d], self.claim_of_rank[y]) for y in range(NUM_RANKS)] for d in range(NUM_RANKS)],
+            dtype=bool,
+        )
+        self.fresh_true = self.true.T.astype(float) @ self.p
+        self.cost = np.array(
+            [game.meyer_costs if self.claim_of_rank[y] == meyer.MEYER else 1 for y in range(NUM_RANKS)], dtype=int
+        )
+        self.strict = game.claim_rule == "higher"
+        self.blind = game.blind_reroll
+        rank_of_claim = {c: r for r, c in enumerate(self.claim_of_rank)}
+        # Legal claims by rank, read from the engine's own table (b = -1: a round start).
+        self.legal = {
+            b: tuple(sorted(rank_of_claim[c] for c in game.legal_claims(self.claim_of_rank[b] if b >= 0 else -1)))
+            for b in range(-1, NUM_RANKS)
+        }
+
+    def believable(self, y: int) -> bool:
+        """Whether a claim of rank ``y`` may be believed (some claim can follow it)."""
+        return len(self.legal[y]) > 0
+
+    def levels(self) -> list[int]:
+        """The levels a roller can face, highest first, then -1 (a round start)."""
+        return [b for b in range(TOP, -1, -1) if self.legal[b]] + [-1]
+
+
+def outcome_values(rules: Rules, U: np.ndarray, r: int, o: int) -> tuple[np.ndarray, np.ndarray]:
+    """The roller's payoff of a doubt, by claim rank: (claim true, claim a lie).
+
+    Args:
+        rules: the variant.
+        U: ``U[x, y]``, the value of a round's starter with ``x`` lives against ``y`` (known for
+            every pair with fewer lives in all than ``r + o``).
+        r, o: the roller's and the responder's lives.
+    """
+    win = np.empty(NUM_RANKS)
+    lose = np.empty(NUM_RANKS)
+    for y in range(NUM_RANKS):
+        k = min(int(rules.cost[y]), o)
+        win[y] = 1.0 if o - k == 0 else -U[o - k, r]  # the doubter starts the next round
+        k = min(int(rules.cost[y]), r)
+        lose[y] = -1.0 if r - k == 0 else -U[o, r - k]
+    return win, lose
+
+
+# -- one level: a signalling game as a linear programme -----------------------------------------
+class LevelSolution:
+    """The equilibrium of one level.
+
+    Attributes:
+        value: the roller's value.
+        claim: ``claim[d, y]``, P(claim of rank y | dice of rank d), not blind.
+        reroll: ``reroll[d]``, P(blind reroll | dice of rank d).
+        blind_claim: ``blind_claim[y]``, P(claim y | blind reroll made).
+        doubt: ``doubt[y, blind]``, the responder's P(doubt) of a claim y (made blind or not).
+        loop: P(the roller claims the level's own claim b and it is believed) (0 if none).
+        claims_b: P(the roller claims b), over its dice, blind or not.
+    """
+
+    __slots__ = ("value", "claim", "reroll", "blind_claim", "doubt", "loop", "claims_b")
+
+
+def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe: np.ndarray) -> LevelSolution:
+    """Solve one level by HiGHS.
+
+    Args:
+        rules: the variant.
+        b: the claim to beat (rank), -1 at a round start.
+        win, lose: the roller's payoff of a doubted true claim / lie, by claim rank.
+        believe: the roller's payoff when a claim is believed, by claim rank (ignored where a
+            claim cannot be believed).
+
+    Returns:
+        The level's equilibrium (:class:`LevelSolution`).
+    """
+    legal = np.array(rules.legal[b])
+    n = len(legal)
+    if n == 0:
+        raise ValueError(f"solve_level: no claim can beat rank {b}")
+    D = NUM_RANKS
+    blind = rules.blind and b >= 0
+    bel_ok = np.array([rules.believable(int(y)) for y in legal])
+    nx = D * n
+    nr = D if blind else 0
+    nw = n if blind else 0
+    nz = n + (n if blind else 0)
+    nvar = nx + nr + nw + nz
+    z0 = nx + nr + nw
+    # Payoff of a doubted non-blind claim j from dice d.
+    doubt_pay = np.where(rules.true[:, legal], win[legal][None, :], lose[legal][None, :])  # (D, n)
+    # doubt rows: z0_j - sum_d x[d, j] * doubt_pay[d, j] <= 0
+    A = np.zeros((2 * nz, nvar))
+    row = 0
+    doubt_rows = []
+    believe_rows = []
+    for j in range(n):
+        A[row, j:nx:n] = -doubt_pay[:, j]
+        A[row, z0 + j] = 1.0
+        doubt_rows.append(row)
+        row += 1
+        if bel_ok[j]:
+            A[row, j:nx:n] = -believe[legal[j]]
+            A[row, z0 + j] = 1.0
+            believe_rows.append(row)
+            row += 1
+        else:
+            believe_rows.append(-1)
+    blind_doubt_rows = []
+    if blind:
+        blind_pay = rules.fresh_true[legal] * win[legal] + (1 - rules.fresh_true[legal]) * lose[legal]
+        for j in range(n):
+            A[row, nx + nr + j] = -blind_pay[j]
+            A[row, z0 + n + j] = 1.0
+            blind_doubt_rows.append(row)
+            row += 1
+            if bel_ok[j]:
+                A[row, nx + nr + j] = -believe[legal[j]]
+                A[row, z0 + n + j] = 1.0
+                row += 1
+    A = A[:row]
+    A_eq = np.zeros((D + (1 if blind else 0), nvar))
+    for d in range(D):
+        A_eq[d, d * n : (d + 1) * n] = 1.0
+        if blind:
+            A_eq[d, nx + d] = 1.0
+    b_eq = np.concatenate([rules.p, [0.0] if blind else []])
+    if blind:
+        A_eq[D, nx : nx + nr] = -1.0
+        A_eq[D, nx + nr : nx + nr + nw] = 1.0
+    c = np.zeros(nvar)
+    c[z0:] = -1.0
+    bounds = [(0, None)] * (nx + nr + nw) + [(None, None)] * nz
+    res = linprog(c, A_ub=A, b_ub=np.zeros(row), A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"HiGHS failed on level {b}: {res.message}")
+    duals = -res.ineqlin.marginals  # >= 0: the responder's weights on doubt / believe
+    sol = LevelSolution()
+    sol.value = -res.fun
+    x = np.clip(res.x[:nx].reshape(D, n), 0.0, None)
+    rr = np.clip(res.x[nx : nx + nr], 0.0, None) if blind else np.zeros(D)
+    w = np.clip(res.x[nx + nr : nx + nr + nw], 0.0, None) if blind else np.zeros(0)
+    total = x.sum(axis=1) + rr
+    claim = np.zeros((D, NUM_RANKS))
+    claim[:, legal] = x / total[:, None]
+    sol.claim = claim
+    sol.reroll = rr / total
+    sol.blind_claim = np.zeros(NUM_RANKS)
+    if blind:
+        if w.sum() > 0:
+            sol.blind_claim[legal] = w / w.sum()
+        else:  # never reached in equilibrium (the roller never rerolls): claim the lowest
+            sol.blind_claim[legal[0]] = 1.0
+    doubt = np.ones((NUM_RANKS, 2))
+    for j in range(n):
+        doubt[legal[j], 0] = min(1.0, max(0.0, duals[doubt_rows[j]])) if bel_ok[j] else 1.0
+        if blind:
+            doubt[legal[j], 1] = min(1.0, max(0.0, duals[blind_doubt_rows[j]])) if bel_ok[j] else 1.0
+    sol.doubt = doubt
+    sol.loop = 0.0
+    sol.claims_b = 0.0
+    if b >= 0 and not rules.strict and rules.believable(b):
+        j = 0  # legal is sorted: b itself comes first under "at_least"
+        made = float(x[:, j].sum())
+        made_blind = float(w[j]) if blind else 0.0
+        sol.claims_b = made + made_blind
+        sol.loop = made * (1 - doubt[b, 0]) + made_blind * (1 - doubt[b, 1])
+    return sol
+
+
+# -- the whole game -----------------------------------------------------------------------------
+def _progress(total: int, desc: str, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm is optional: fall back to no bar
+        return None
+    return tqdm(total=total, desc=desc, unit="lives pair", leave=False)
+
+
+def solve(options: dict | None = None, progress: bool = False) -> dict[str, np.ndarray]:
+    """Solve two-player Meyer with these options (the duel when ``lives=1``).
+
+    Args:
+        options: Meyer options (``lives``, ``lille_meyer``, ``claim_rule``, ``blind_reroll``,
+            ``meyer_costs``; ``end``, ``first_starter`` and ``history`` are accepted and do not
+            change the solution).
+        progress: show a progress bar over the lives pairs.
+
+    Returns:
+        The tables, as numpy arrays (indices: lives ``r - 1`` of the roller / claimer, ``o - 1``
+        of the responder, level ``b + 1`` with ``b = -1`` a round start, dice rank ``d``, claim
+        rank ``y``):
+
+        * ``value[r-1, o-1, b+1]``: the roller's value (NaN where no roller can be);
+        * ``claim[r-1, o-1, b+1, d, y]``, ``reroll[r-1, o-1, b+1, d]``,
+          ``blind_claim[r-1, o-1, b+1, y]``: the roller's policy;
+        * ``doubt[r-1, o-1, b+1, y, blind]``: the responder's P(doubt) of claim ``y``;
+        * ``game_value``: the first starter's value ``value[L-1, L-1, 0]``;
+        * ``loop_bound``: the largest ``P(claims b) * P(believes b)`` of one player at one level
+          (see the module docstring; 0 under ``"higher"``);
+        * ``residual``: the largest fixed-point residual left;
+        * ``claim_of_rank``: the claim index of each rank.
+    """
+    game = make_game(options)
+    rules = Rules(game)
+    L = game.lives
+    G = NUM_RANKS + 1
+    value = np.full((L, L, G), np.nan)
+    claim = np.zeros((L, L, G, NUM_RANKS, NUM_RANKS))
+    reroll = np.zeros((L, L, G, NUM_RANKS))
+    blind_claim = np.zeros((L, L, G, NUM_RANKS))
+    doubt = np.ones((L, L, G, NUM_RANKS, 2))
+    U = np.full((L + 1, L + 1), np.nan)  # U[x, y]: a round starter's value
+    loop_bound = 0.0
+    residual = 0.0
+    levels = rules.levels()
+    pairs = [(r, t - r) for t in range(2, 2 * L + 1) for r in range(max(1, t - L), min(L, t - 1) + 1) if r <= t - r]
+    bar = _progress(len(pairs), "meyer equilibrium", progress)
+
+    def store(r, o, b, sol):
+        i, j, k = r - 1, o - 1, b + 1
+        value[i, j, k] = sol.value
+        claim[i, j, k] = sol.claim
+        reroll[i, j, k] = sol.reroll
+        blind_claim[i, j, k] = sol.blind_claim
+        doubt[i, j, k] = sol.doubt
+
+    for r, o in pairs:
+        sides = [(r, o)] if r == o else [(r, o), (o, r)]
+        outcomes = {side: outcome_values(rules, U, *side) for side in sides}
+        for b in levels:
+            sols = {}
+            if b >= 0 and not rules.strict and rules.believable(b):
+                sols, res = _fixed_point(rules, b, sides, outcomes, value)
+                residual = max(residual, res)
+                # A player's own cycle: they claim b (as roller at their side) and believe b (as
+                # responder at the other side).
+                for s, side in enumerate(sides):
+                    other = sols[sides[1 - s]] if len(sides) == 2 else sols[side]
+                    believes = 1 - min(other.doubt[b, 0], other.doubt[b, 1] if rules.blind else 1.0)
+                    loop_bound = max(loop_bound, sols[side].claims_b * believes)
+            else:
+                for side in sides:
+                    rr, oo = side
+                    believe = -value[oo - 1, rr - 1, 1:]
+                    sols[side] = solve_level(rules, b, *outcomes[side], np.nan_to_num(believe, nan=0.0))
+            for side, sol in sols.items():
+                store(side[0], side[1], b, sol)
+        for side in sides:
+            U[side] = value[side[0] - 1, side[1] - 1, 0]
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return {
+        "value": value,
+        "claim": claim,
+        "reroll": reroll,
+        "blind_claim": blind_claim,
+        "doubt": doubt,
+        "game_value": np.array(value[L - 1, L - 1, 0]),
+        "loop_bound": np.array(loop_bound),
+        "residual": np.array(residual),
+        "claim_of_rank": np.array(rules.claim_of_rank),
+    }
+
+
+def _fixed_point(rules: Rules, b: int, sides, outcomes, value):
+    """Solve level ``b`` where believing ``b`` returns to level ``b`` with the roles swapped.
+
+    Returns:
+        ({side: LevelSolution}, the residual left).
+    """
+
+    def level(side, v_other):
+        rr, oo = side
+        believe = np.nan_to_num(-value[oo - 1, rr - 1, 1:], nan=0.0)
+        believe[b] = -v_other
+        return solve_level(rules, b, *outcomes[side], believe)
+
+    if len(sides) == 1:  # symmetric lives: one unknown, v = f(v)
+        (side,) = sides
+        v = 0.0
+        for _ in range(50):
+            sol = level(side, v)
+            g = v - sol.value
+            if abs(g) <= FIXED_POINT_TOLERANCE:
+                return {side: sol}, abs(g)
+            v = v - g / (1 + sol.loop)  # Newton: f'(v) = -loop
+        # Newton cycled between pieces: g(v) = v - f(v) is strictly increasing, so bisect.
+        v = brentq(lambda u: u - level(side, u).value, -1.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+        sol = level(side, v)
+        return {side: sol}, abs(v - sol.value)
+    s1, s2 = sides
+    v1 = v2 = 0.0
+    for _ in range(50):
+        a = level(s1, v2)
+        c = level(s2, v1)
+        g1, g2 = v1 - a.value, v2 - c.value
+        if max(abs(g1), abs(g2)) <= FIXED_POINT_TOLERANCE:
+            return {s1: a, s2: c}, max(abs(g1), abs(g2))
+        # Jacobian of (v1 - f1(v2), v2 - f2(v1)) is [[1, loop1], [loop2, 1]].
+        det = 1 - a.loop * c.loop
+        if det <= 1e-12:
+            break
+        d1 = (g1 - a.loop * g2) / det
+        d2 = (g2 - c.loop * g1) / det
+        v1, v2 = v1 - d1, v2 - d2
+    # Fallback: v1 = f1(f2(v1)) with v1 - f1(f2(v1)) non-decreasing: bisect.
+    v1 = brentq(lambda u: u - level(s1, level(s2, u).value).value, -1.0, 1.0, xtol=1e-15)
+    c = level(s2, v1)
+    a = level(s1, c.value)
+    return {s1: a, s2: c}, max(abs(v1 - a.value), abs(c.value - level(s2, a.value).value))
+
+
+def load_tables(options: dict | None = None, cache_dir=None, progress: bool = False, use_cache: bool = True) -> dict:
+    """The equilibrium tables for these options, from the cache or solved (then cached)."""
+    game = make_game(options)
+    key = solution_options(game)
+    memo_key = (tuple(sorted(key.items())), str(cache_dir), use_cache)
+    if memo_key in _MEMO:  # one solve per process, however many agents are built
+        return _MEMO[memo_key]
+    tables = load_or_build(SOLVER, VERSION, key, lambda: solve(key, progress=progress), cache_dir=cache_dir, use_cache=use_cache)
+    _MEMO[memo_key] = tables
+    return tables
+
+
+_MEMO: dict = {}
+
+
+# -- the agent ----------------------------------------------------------------------------------
+class EquilibriumAgent(Agent):
+    """Plays two-player Meyer's equilibrium (``equilibrium``), from its own observation.
+
+    It reads its lives and the opponent's, the phase, the claim to beat (and whether it was made
+    blind), its own dice (or that it made the blind reroll) and, when answering a claim, the claim
+    before it (history slot 1, the claim that the claimer had to beat; empty at a round's first
+    claim), so the game's ``history`` option must be at least 2.
+
+    Args:
+        game: a two-player :class:`dice_envs.games.meyer.Game`.
+        seed: seed of the generator ``act`` samples with.
+        cache_dir: where the tables are cached (default: the solver cache directory).
+    """
+
+    name = "equilibrium"
+
+    def __init__(self, game, seed: int | None = None, cache_dir: str = ""):
+        if getattr(game, "name", None) != "meyer":
+            raise ValueError(f"EquilibriumAgent plays meyer, not {getattr(game, 'name', game)!r}")
+        if game.num_players != 2:
+            raise ValueError(f"EquilibriumAgent plays two-player Meyer, got num_players={game.num_players}")
+        if game.history < 2:
+            raise ValueError(
+                "EquilibriumAgent needs the game option history >= 2 (it answers a claim by the claim "
+                f"that claim had to beat, history slot 1), got history={game.history}"
+            )
+        super().__init__(game, seed)
+        self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None)
+        self._at = {name: s.start for name, s in game.obs_slices.items()}
+        self._rank = np.array(game.rank)
+        self._action_of_rank = np.array([meyer.FIRST_CLAIM + c for c in game.claim_of_rank])
+
+    def _level(self, rank_value) -> int:
+        """A rank from the observation (1..21, 0 for none) as the solver's rank (-1 for none)."""
+        return int(rank_value) - 1
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        self.check_mask(action_mask)
+        at = self._at
+        own_lives = int(observation[at["lives"]])
+        opp_lives = int(observation[at["lives"] + 1])
+        t = self.tables
+        probabilities = np.zeros(self.game.num_actions)
+        if observation[at["respond"]]:
+            c = self._level(observation[at["beat_rank"]])
+            blind = int(bool(observation[at["beat_blind"]]))
+            b = self._level(observation[at["history_1_rank"]]) if observation[at["history_1_present"]] else -1
+            p = float(t["doubt"][opp_lives - 1, own_lives - 1, b + 1, c, blind])
+            if not action_mask[meyer.BELIEVE]:
+                p = 1.0
+            probabilities[meyer.DOUBT] = p
+            probabilities[meyer.BELIEVE] = 1.0 - p
+        elif observation[at["claim_phase"]]:
+            b = self._level(observation[at["beat_rank"]])
+            k = (own_lives - 1, opp_lives - 1, b + 1)
+            if observation[at["own_known"]]:
+                d = self._level(observation[at["own_rank"]])
+                probabilities[self._action_of_rank] = t["claim"][k + (d,)]
+                if action_mask[meyer.REROLL]:
+                    probabilities[meyer.REROLL] = t["reroll"][k + (d,)]
+            else:  # after the blind reroll: the dice are unseen
+                probabilities[self._action_of_rank] = t["blind_claim"][k]
+        else:
+            raise ValueError("EquilibriumAgent: the observation shows no decision for this player")
+        probabilities[action_mask == 0] = 0.0
+        total = probabilities.sum()
+        if not total > 0:
+            raise ValueError("EquilibriumAgent: the observation does not match the action mask")
+        return probabilities / total
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        from agents.base import sample_action
+
+        return sample_action(self.rng, self.action_probabilities(observation, action_mask))
+
+    def __repr__(self) -> str:
+        return "EquilibriumAgent()"
+
+
+# -- the command line's summary -----------------------------------------------------------------
+def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
+    """Solve (or load) and summarise, for ``dice-envs solve meyer``.
+
+    Returns:
+        A JSON-able dict: ``value`` (the first starter's game value, expected C-3 return, at the
+        given ``lives``; the duel when ``lives=1``), ``lives``, ``options``, ``loop_bound``, ``residual``, ``seconds``, ``peak_memory_mib`` (Python allocations during
+        the solve, tracemalloc), ``max_rss_mib`` (the process's peak resident set) and ``lines``.
+    """
+    game = make_game(options)
+    key = solution_options(game)
+    tracemalloc.start()
+    start = time.perf_counter()
+    tables = load_or_build(SOLVER, VERSION, key, lambda: solve(key, progress=progress), cache_dir=cache_dir)
+    seconds = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    v = float(tables["game_value"])
+    L = game.lives
+    lines = [
+        f"Meyer, two players, {L} {'life' if L == 1 else 'lives'} ({_describe(game)})",
+        f"game value to the first starter: {v:+.9f} (expected C-3 return; win probability {(1 + v) / 2:.9f})",
+    ]
+    value = tables["value"]
+    first = [(y, tables["claim"][L - 1, L - 1, 0, :, y] @ Rules(game).p) for y in range(NUM_RANKS)]
+    top = sorted(first, key=lambda t: -t[1])[:4]
+    names = [meyer.CLAIM_NAMES[game.claim_of_rank[y]] for y, _ in top]
+    lines.append(
+        "first claim of a round (starter's equilibrium, most likely): "
+        + ", ".join(f"{n} {p:.3f}" for n, (_, p) in zip(names, top))
+    )
+    if L > 1:
+        lines.append(f"value of a round's starter by lives (own, opponent's): 1v1 {value[0, 0, 0]:+.6f}, "
+                     f"{L}v1 {value[L - 1, 0, 0]:+.6f}, 1v{L} {value[0, L - 1, 0]:+.6f}")
+    if game.claim_rule == "at_least":
+        lines.append(
+            f"equal claims: stationary fixed point, residual {float(tables['residual']):.1e}; a player's own "
+            f"decisions repeat a level with probability at most {float(tables['loop_bound']):.4f}, so rounds end"
+        )
+    lines.append(f"solved in {seconds:.2f} s, peak Python memory {peak / 2**20:.1f} MiB, process peak RSS {rss:.0f} MiB")
+    return {
+        "value": v,
+        "lives": L,
+        "options": key,
+        "loop_bound": float(tables["loop_bound"]),
+        "residual": float(tables["residual"]),
+        "seconds": seconds,
+        "peak_memory_mib": peak / 2**20,
+        "max_rss_mib": rss,
+        "lines": lines,
+    }
+
+
+def _describe(game: meyer.Game) -> str:
+    parts = [
+        "claims at least as high" if game.claim_rule == "at_least" else "claims strictly higher",
+        "Lille Meyer" if game.lille_meyer else "no Lille Meyer",
+        "blind reroll" if game.blind_reroll else "no blind reroll",
+    ]
+    if game.meyer_costs != 1:
+        parts.append(f"a doubted 21 costs {game.meyer_costs}")
+    return ", ".join(parts)
+
+
+__all__ = ["EquilibriumAgent", "Rules", "cli_summary", "load_tables", "make_game", "solve", "solve_level"]
