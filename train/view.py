@@ -28,8 +28,8 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   hand-made opponents in games of pure chance) is replayed by :meth:`reset` with the next dice.
 * **Potential-based shaping (optional, off by default).** With ``shaping=c > 0`` each step adds
   ``Phi(s') - Phi(s)`` where ``Phi`` is ``c`` times the learner's standing against the mean of the
-  other seats (:func:`standing`), measured at the learner's decisions, with ``Phi = 0`` at the end
-  of the episode. With gamma = 1 this is potential-based shaping (Ng, Harada & Russell 1999): it
+  other seats (:func:`standing`) less its value at the learner's first decision (so ``Phi = 0``
+  there), measured at the learner's decisions, with ``Phi = 0`` at the end of the episode. With gamma = 1 this is potential-based shaping (Ng, Harada & Russell 1999): it
   cannot change which policy is optimal, and an episode's shaped return equals its C-3 return.
 
 The view uses the rules engine directly (``env.unwrapped.game``), exactly as the PettingZoo env
@@ -96,33 +96,26 @@ def standing(game, state, seat: int) -> float:
     return 0.0
 
 
-def is_checkpoint_path(spec: str) -> bool:
-    """Whether a SPEC string names a checkpoint (an existing path) rather than an agent."""
-    return os.path.sep in spec or spec.endswith(".safetensors") or os.path.exists(spec)
-
-
 def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
-    """Build an agent from a SPEC string or checkpoint path, or return an agent object as it is.
+    """Build an agent from a SPEC string (a checkpoint path among them), or return an agent as it is.
 
     Args:
-        game_name: the short name of the game.
+        game_name: the short name of the game (named in error messages).
         engine: the rules engine the agent plays in.
-        spec: a SPEC string (``honest``, ``bluffer:lie_probability=0.3``), a checkpoint path, or
+        spec: a SPEC string (``honest``, ``bluffer:lie_probability=0.3``, a checkpoint path), or
             an object with an ``act(observation, action_mask)`` method.
         seed: seed of a newly built agent.
     """
     if hasattr(spec, "act"):
         return spec
     if not isinstance(spec, (str, os.PathLike)):
-        raise ValueError(f"an opponent must be a SPEC string, a checkpoint path or an agent, got {spec!r}")
-    spec = os.fspath(spec)
-    if is_checkpoint_path(spec):
-        from agents.checkpoint import load_agent
-
-        return load_agent(engine, spec, seed=seed)
+        raise ValueError(
+            f"an opponent in {game_name} must be a SPEC string, a checkpoint path or an agent, got {spec!r}"
+        )
     import agents
 
-    return agents.make_agent(engine, spec, seed=seed)
+    # One SPEC parser for every command: agents.make_agent reads names, parameters and paths.
+    return agents.make_agent(engine, os.fspath(spec), seed=seed)
 
 
 class SingleAgentView(gymnasium.Env):
@@ -190,6 +183,7 @@ class SingleAgentView(gymnasium.Env):
         self.seat_specs: list[int | None] = []
         self._done = True
         self._potential = 0.0
+        self._start_standing = 0.0
         self._actions = 0
         self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
 
@@ -229,8 +223,11 @@ class SingleAgentView(gymnasium.Env):
         key = (index, seat)
         agent = self._agent_cache.get(key)
         if agent is None:
-            seed = int(self._rng.integers(2**31))
-            agent = self._agent_cache[key] = resolve_agent(self.game_name, self.engine, self.opponents[index], seed)
+            # Not drawn from self._rng: building an agent (first episode only) must not shift the
+            # episode's random stream; reset() re-seeds every agent's generator each episode.
+            agent = self._agent_cache[key] = resolve_agent(
+                self.game_name, self.engine, self.opponents[index], 1000 * index + seat
+            )
         return agent
 
     # -- Gymnasium API ------------------------------------------------------------------------
@@ -272,7 +269,11 @@ class SingleAgentView(gymnasium.Env):
                 break
         else:
             raise RuntimeError("1000 games in a row ended before the learner could act")
-        self._potential = self._phi()
+        # Phi is measured from the standing at the learner's first decision, so it starts at 0 and
+        # the shaping of an episode adds up to exactly 0 (a constant shift of Phi changes nothing).
+        self._start_standing = 0.0
+        self._start_standing = self._phi()
+        self._potential = 0.0
         return self._obs(), self._info()
 
     def step(self, action):
@@ -352,7 +353,7 @@ class SingleAgentView(gymnasium.Env):
     def _phi(self) -> float:
         if not self.shaping:
             return 0.0
-        return self.shaping * standing(self.engine, self.state, self.seat)
+        return self.shaping * standing(self.engine, self.state, self.seat) - self._start_standing
 
     def _obs(self) -> np.ndarray:
         return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)

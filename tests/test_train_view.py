@@ -1,0 +1,228 @@
+"""The single-agent Gymnasium view (train.view): reward attribution, masks, checkers, bad input."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+from train.view import ILLEGAL_ACTION_PENALTY, SingleAgentView, make_meyer, make_syvere, make_tenthousand
+
+# Meyer action ids (ME-10): 0 doubt, 1 believe, 3 + c claim c in the ranking list; 3 = claim 21.
+DOUBT, CLAIM_21, CLAIM_32 = 0, 3, 23
+# Syvere action ids (SY-12).
+ROLL, STOP = 0, 1
+
+
+class ScriptedDice:
+    """Stands in for the view's dice stream: hands out the given rolls in order."""
+
+    def __init__(self, rolls):
+        self.rolls = list(rolls)
+
+    def roll(self, k):
+        dice = self.rolls.pop(0)
+        assert len(dice) == k, f"script gave {dice} for a roll of {k} dice"
+        return tuple(sorted(dice))
+
+
+class ScriptedAgent:
+    """An opponent that plays the given actions in order (and checks each is legal)."""
+
+    def __init__(self, actions):
+        self.actions = list(actions)
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        action = self.actions.pop(0)
+        assert action_mask[action] == 1
+        return action
+
+
+def scripted(env: SingleAgentView, rolls):
+    env._dice = ScriptedDice(rolls)
+    return env.reset()
+
+
+@pytest.mark.parametrize(
+    "rolls, expected",
+    [
+        ([(3, 4)], 1.0),  # the claim "21" on 43 was a lie: the claimer loses its only life (ME-4)
+        ([(1, 2)], -1.0),  # it was true: the doubter loses
+    ],
+)
+def test_meyer_learner_move_ends_the_game(rolls, expected):
+    env = make_meyer(opponents=[ScriptedAgent([CLAIM_21])], learner_seat=1, num_players=2, lives=1)
+    obs, info = scripted(env, rolls)
+    assert info["learner_seat"] == 1
+    assert env.action_masks()[DOUBT]
+    obs, reward, terminated, truncated, info = env.step(DOUBT)
+    assert (reward, terminated, truncated) == (expected, True, False)
+    assert info["learner_return"] == expected == env.engine.returns(env.state)[1]
+
+
+@pytest.mark.parametrize(
+    "rolls, claim, expected",
+    [
+        ([(1, 2)], CLAIM_32, 1.0),  # the learner claims 32 on Meyer (true); the opponent doubts and loses
+        ([(3, 4)], CLAIM_21, -1.0),  # the learner lies; the opponent's doubt ends the game
+    ],
+)
+def test_meyer_other_seats_move_ends_the_game(rolls, claim, expected):
+    """The opponent's doubt ends the game: the learner's reward arrives on the learner's own step."""
+    env = make_meyer(opponents=[ScriptedAgent([DOUBT])], learner_seat=0, num_players=2, lives=1)
+    scripted(env, rolls)
+    obs, reward, terminated, truncated, info = env.step(claim)
+    assert (reward, terminated, truncated) == (expected, True, False)
+    assert env.engine.returns(env.state) == (expected, -expected)
+
+
+def test_syvere_complete_tie_returns_zero():
+    """SY-9: both players pass 1 point with 9 each in the same round, tied before it too: a shared
+    win by everyone, C-3's complete tie (return 0)."""
+    env = make_syvere(opponents=["random"], learner_seat=0, num_players=2, elimination=1, max_rolls=2)
+    scripted(env, [(1, 1, 1, 2, 2, 2), (1, 1, 1, 2, 2, 2)])  # no pair sums to 7: six dice remain
+    obs, reward, terminated, truncated, info = env.step(STOP)
+    assert env.engine.scores(env.state) == (9, 9)
+    assert (reward, terminated, info["learner_return"]) == (0.0, True, 0.0)
+
+
+def test_syvere_shared_win_of_two_among_three():
+    """SY-9: seats 0 and 1 go out with 9, seat 2 with 12: seats 0 and 1 share the win (+1/2 each)."""
+    env = make_syvere(opponents=["random"], learner_seat=0, num_players=3, elimination=1, max_rolls=2)
+    scripted(env, [(1, 1, 1, 2, 2, 2), (1, 1, 1, 2, 2, 2), (2, 2, 2, 2, 2, 2)])
+    obs, reward, terminated, truncated, info = env.step(STOP)
+    assert env.engine.scores(env.state) == (9, 9, 12)
+    assert (reward, terminated) == (0.5, True)
+    assert env.engine.returns(env.state) == (0.5, 0.5, -1.0)
+
+
+@pytest.mark.parametrize(
+    "make, options, opponents",
+    [
+        (make_meyer, {"num_players": 3, "lives": 2}, ["honest", "bluffer", "random"]),
+        (make_syvere, {"num_players": 4}, ["heuristic", "random"]),
+        (make_tenthousand, {"num_players": 2, "target": 2000}, ["heuristic", "greedy"]),
+    ],
+)
+@pytest.mark.parametrize("shaping", [0.0, 1.0])
+def test_episode_return_is_the_c3_return_and_masks_are_the_engines(make, options, opponents, shaping):
+    """In random games, the sum of the rewards of an episode is the learner's C-3 return (shaping
+    telescopes to 0), and every mask the learner sees is the engine's legal actions, never empty."""
+    env = make(opponents=opponents, shaping=shaping, **options)
+    rng = np.random.default_rng(7)
+    seats = set()
+    for episode in range(12):
+        obs, info = env.reset(seed=100 + episode)
+        seats.add(info["learner_seat"])
+        total = 0.0
+        while True:
+            assert env.observation_space.contains(obs)
+            mask = env.action_masks()
+            legal = env.engine.legal_actions(env.state)
+            assert env.engine.current_player(env.state) == env.seat
+            assert np.flatnonzero(mask).tolist() == sorted(legal) and legal
+            np.testing.assert_array_equal(obs, env.engine.observe(env.state, env.seat))
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            total += reward
+            if terminated or truncated:
+                break
+        assert terminated and not truncated
+        c3 = env.engine.returns(env.state)[env.seat]
+        assert info["learner_return"] == c3
+        assert total == pytest.approx(c3, abs=1e-9)
+        if shaping == 0.0:
+            assert total == c3
+    assert len(seats) > 1  # the seat is drawn per episode
+
+
+def test_illegal_action_ends_the_episode_with_the_penalty():
+    env = make_meyer(opponents=["honest"], learner_seat=1, num_players=2)
+    env.reset(seed=3)
+    mask = env.action_masks()
+    illegal = int(np.flatnonzero(~mask)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (ILLEGAL_ACTION_PENALTY, True, False, True)
+    assert env.action_masks().all()  # no decision pending: never an empty mask
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset()
+    with pytest.raises(ValueError, match="outside the action space"):
+        env.step(99)
+
+
+def test_reset_with_a_seed_is_reproducible():
+    env = make_tenthousand(opponents=["heuristic"], num_players=2)
+    runs = []
+    for _ in range(2):
+        obs, info = env.reset(seed=11)
+        trace = [obs.tolist()]
+        while True:
+            obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            trace.append(obs.tolist())
+            if terminated or truncated:
+                break
+        runs.append((trace, reward, info["learner_seat"]))
+    assert runs[0] == runs[1]
+
+
+def test_opponents_are_drawn_by_weight_and_can_be_fixed():
+    env = make_meyer(opponents=["honest", "bluffer"], weights=[0, 1], num_players=3)
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        assert sorted(i for i in info["opponents"] if i is not None) == [1, 1]
+    _, info = env.reset(seed=9, options={"learner_seat": 2, "opponents": [0, 0, 0]})
+    assert info == {"learner_seat": 2, "opponents": [0, 0, None]}
+    env.set_opponents(["doubter"])
+    _, info = env.reset(seed=1)
+    assert type(env.seat_agents[(info["learner_seat"] + 1) % 3]).__name__ == "BayesianDoubter"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"game": "meyer", "opponents": []}, "at least one"),
+        ({"game": "meyer", "opponents": ["honest"], "weights": [-1]}, "non-negative"),
+        ({"game": "meyer", "opponents": [3]}, "SPEC string"),
+        ({"game": "meyer", "learner_seat": 2}, "learner_seat"),
+        ({"game": "meyer", "shaping": -1}, "shaping"),
+        ({"game": "meyer", "colour": "red"}, "colour"),
+    ],
+)
+def test_bad_input_is_a_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SingleAgentView(**kwargs)
+
+
+def test_unknown_opponent_spec_is_a_value_error():
+    env = make_meyer(opponents=["no_such_agent"])
+    with pytest.raises(ValueError, match="no_such_agent"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("dice/Meyer-v0", {"opponents": ["honest", "doubter"], "num_players": 2}),
+        ("dice/Syvere-v0", {"opponents": ["heuristic"], "num_players": 4}),
+        ("dice/TenThousand-v0", {"opponents": ["heuristic"], "num_players": 2, "preset": "dk"}),
+    ],
+)
+def test_env_checkers(env_id, kwargs):
+    """Gymnasium's and SB3's env checkers pass (they send unmasked actions: the view ends those
+    episodes with the penalty instead of raising)."""
+    import dice_envs  # noqa: F401 - registers the Gymnasium ids (train.view.register_gym_ids as a fallback)
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    from train.view import register_gym_ids
+
+    register_gym_ids()
+    env = gymnasium.make(env_id, **kwargs)
+    gym_check(env.unwrapped)
+    sb3_check(env.unwrapped, warn=True)
+    obs, _ = env.reset(seed=0)
+    assert env.unwrapped.action_masks().any()
