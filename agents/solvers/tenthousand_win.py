@@ -1,0 +1,565 @@
+"""Two-player 10 000 solved for the chance of winning (issue 8, item 4; agent ``winprob``).
+
+The policy that maximises P(win) + ½·P(tie) of a two-player game of Ten thousand, for the rules
+of the ``dk`` and ``no`` presets (their end rules ``finish_round`` and ``last_turn_each``), for
+``end="immediate"``, and for the options that change a turn's scoring or banking thresholds
+(``target``, ``opening``, ``min_bank``, ``hot_dice_must_roll``, the scoring options).
+
+The game is read through the engine contract: the chance outcomes of ``n`` dice from
+``Game.chance_outcomes``, the choices each roll offers from ``Game.selections`` (merged once into
+*classes* of rolls that offer the same ``(value, dice left)`` choices: 119-125 classes for six
+dice), and the bank rules (the least bankable turn total before and after opening, whether hot
+dice must be rolled) from ``Game.legal_actions`` on probe states. The end rules of TT-8 are the
+solver's own model; the tests check it against the engine by evaluating the solved policy over
+the engine's own states.
+
+Method
+------
+All scores are multiples of 50 (*units*); ``T`` is the target in units. The state at the start
+of a turn is ``(a, b, r)``: the mover's total, the opponent's, and (``finish_round`` only) the
+mover's role in the round (0: the round's starter, whose reaching the target gives the other a
+last turn; 1: the second, whose reaching it ends the game). Without a bust penalty "på listen" is
+``total > 0``, so it needs no flag. ``W[r, a, b]`` is the mover's chance of winning.
+
+* Within a turn the mover's values depend on the turn total ``t`` and the dice to roll ``n``; a
+  bank of ``t`` leads to the opponent's start ``(b, a + t)``, worth ``1 - W[r', b, a + t]``, and a
+  bust to ``(b, a)``, worth ``z = 1 - W[r', b, a]``. Totals never fall, so solving the start states
+  in order of decreasing ``a + b`` finds every bank's value already known; only the two states
+  ``(a, b)`` and ``(b, a)`` that pass the dice to each other by busts are solved together, as the
+  fixed point ``x = f(1 - y), y = g(1 - x)`` of their turn values. ``f`` and ``g`` are convex and
+  piecewise linear in the bust value (a maximum over policies of affine functions), so Newton
+  steps with the slope of the current policy land on the exact fixed point once the policies stop
+  changing (Neller & Presser, "Optimal Play of Farkle and Two-Player Farkle", solve the same
+  circularity by iterating on the unknown start-of-turn value).
+* Past the target (``a + t >= T``), a bank either wins at once (``immediate``; the second seat of
+  a ``finish_round`` round) or gives the opponent one last turn, in which they need ``d = a + t - b``
+  units to draw level: ``L[d]``, their chance, is a one-player table over the need ``d``. A mover
+  whose lead is so large that ``L[d] <= P(six dice bust)·(1 - z)`` banks whenever allowed (a roll
+  busts with at least that chance), so above that lead the values follow one fixed policy and come
+  from a table shared by all states (:func:`~agents.solvers._tenthousand_kernel.reach_table`); the
+  turn is solved state by state only below it.
+* Needs above ``D`` units (about 35 000-40 000 points, where ``L`` falls below 1e-15) count as
+  lost for the last-turn player; that changes any value by at most ``L[D] <= error_bound``, which
+  the solution reports.
+
+Stored (``agents.solvers.cache``, one ``.npz``): ``W`` as float64 (``roles × T × T``: 0.6 MiB for
+target 10 000 under ``finish_round``), the last-turn tables ``L`` and the one-player table of a
+last turn past the thresholds. Nothing per turn total is stored: the agent re-solves the one turn
+it is playing from ``W`` (a few milliseconds).
+
+Not supported (a ``ValueError`` says so): more than two players, ``over_threshold``,
+``confirm_combinations``, ``exact_target`` and a bust penalty (the ``farkle`` preset), whose
+falling totals break the order of the solve.
+"""
+
+import resource
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from agents.base import DeterministicAgent, legal_of
+from agents.solvers import _tenthousand_kernel as kernel
+from agents.solvers import cache as cache_mod
+from dice_envs.games import tenthousand as tt
+
+SOLVER = "tenthousand-win"
+VERSION = 1
+UNIT = 50  # every score in 10 000 is a multiple of 50 (TT-5)
+#: Needs of the last-turn player are tabulated until their chance falls below this.
+CAP_PROBABILITY = 1e-16
+MAX_NEED_UNITS = 4000  # hard limit of the last-turn table (200 000 points)
+NEWTON_TOL = 1e-14
+NEWTON_MAX_ITER = 60
+UNSUPPORTED = ("over_threshold", "confirm_combinations", "exact_target")
+
+
+# -- the game as tables ---------------------------------------------------------------------------
+def make_game(options: dict) -> tt.Game:
+    """The two-player engine of ``options`` (``preset`` and any option of :class:`tt.Game`)."""
+    options = dict(options)
+    if options.setdefault("num_players", 2) != 2:
+        raise ValueError(f"the win-probability solver plays two players, not num_players={options['num_players']}")
+    game = tt.Game(**options)
+    check_game(game)
+    return game
+
+
+def check_game(game: tt.Game) -> None:
+    """``ValueError`` naming the first option the solver does not model."""
+    if not isinstance(game, tt.Game):
+        raise ValueError(f"the win-probability solver plays tenthousand, not {getattr(game, 'name', game)!r}")
+    if game.num_players != 2:
+        raise ValueError(f"the win-probability solver plays two players, not num_players={game.num_players}")
+    for name in UNSUPPORTED:
+        if game.options[name]:
+            raise ValueError(f"the win-probability solver does not support {name}=True")
+    if game.options["bust_penalty"]:
+        raise ValueError(
+            f"the win-probability solver does not support a bust penalty (bust_penalty="
+            f"{game.options['bust_penalty']}, as in the farkle preset): totals that fall break its order"
+        )
+
+
+def solver_options(game: tt.Game) -> dict:
+    """What the table depends on: every option of the game (the cache key)."""
+    return {"num_players": 2, **game.options}
+
+
+@dataclass(frozen=True)
+class RollTables:
+    """The classes of rolls of 1..6 dice (see :mod:`agents.solvers._tenthousand_kernel`)."""
+
+    cls_start: np.ndarray
+    cls_prob: np.ndarray
+    opt_start: np.ndarray
+    opt_v: np.ndarray
+    opt_left: np.ndarray
+    pbust: np.ndarray
+    maxv: int
+
+    def args(self) -> tuple:
+        return self.cls_start, self.cls_prob, self.opt_start, self.opt_v, self.opt_left
+
+    def args_bust(self) -> tuple:
+        return self.cls_start, self.cls_prob, self.opt_start, self.opt_v, self.opt_left, self.pbust
+
+
+def roll_tables(game: tt.Game) -> RollTables:
+    """Merge the rolls of ``n`` dice by the set of ``(value units, dice left)`` choices they offer.
+
+    Uses only ``game.chance_outcomes`` (exact probabilities) and ``game.selections``.
+    """
+    start = game.initial_state()
+    cls_start = [0, 0]
+    probs, opt_start, opt_v, opt_left = [], [0], [], []
+    pbust = np.zeros(7)
+    for n in range(1, tt.NUM_DICE + 1):
+        classes: dict[tuple, object] = {}
+        for roll, p in game.chance_outcomes(start._replace(to_roll=n)):
+            choices = tuple(sorted({(value // UNIT, n - len(sel)) for sel, value in game.selections(roll)}))
+            classes[choices] = classes.get(choices, 0) + p
+        pbust[n] = float(classes.pop((), 0))
+        for choices, p in sorted(classes.items()):
+            probs.append(float(p))
+            for v, left in choices:
+                opt_v.append(v)
+                opt_left.append(left)
+            opt_start.append(len(opt_v))
+        cls_start.append(len(probs))
+    return RollTables(
+        np.array(cls_start, dtype=np.int64),
+        np.array(probs),
+        np.array(opt_start, dtype=np.int64),
+        np.array(opt_v, dtype=np.int64),
+        np.array(opt_left, dtype=np.int64),
+        pbust,
+        int(max(opt_v)),
+    )
+
+
+def _bank_allowed(game: tt.Game, opened: bool, turn_total: int, hot: bool) -> bool:
+    """Whether the engine lets a player bank after setting aside a single 5 with this turn total.
+
+    ``hot``: the 5 was the last die (hot dice), else one die is left.
+    """
+    roll = (5,) if hot else (2, 5)
+    state = game.initial_state()._replace(
+        opened=(opened, False), roll=roll, to_roll=0, turn_total=turn_total - UNIT
+    )
+    return tt.encode_action((5,), True) in game.legal_actions(state)
+
+
+@lru_cache(maxsize=32)
+def _bank_rules_cached(key: tuple) -> tuple[int, int, bool]:
+    game = tt.Game(num_players=2, **dict(key))
+    return bank_rules(game, cached=False)
+
+
+def bank_rules(game: tt.Game, cached: bool = True) -> tuple[int, int, bool]:
+    """``(thr_open, thr_bank, hot)`` read from the engine's legal actions on probe states.
+
+    ``thr_open`` / ``thr_bank``: the least turn total (units) a player not yet / already on the
+    list may bank; ``hot``: whether a bank is refused right after hot dice.
+
+    Raises:
+        ValueError: the bank rule is not a threshold on the turn total (which the solver assumes).
+    """
+    if cached:
+        return _bank_rules_cached(tuple(sorted(game.options.items())))
+    T = game.target // UNIT
+    thresholds = []
+    for opened in (False, True):
+        allowed = [_bank_allowed(game, opened, u * UNIT, False) for u in range(1, T + 41)]
+        if True not in allowed:
+            raise ValueError(f"a player {'on' if opened else 'off'} the list could never bank")
+        first = allowed.index(True)
+        if not all(allowed[first:]):
+            raise ValueError("the win-probability solver needs banks allowed from a threshold on")
+        thresholds.append(first + 1)
+    hot = not _bank_allowed(game, True, (T + 40) * UNIT, True)
+    return thresholds[0], thresholds[1], hot
+
+
+def roles(game: tt.Game) -> tuple[np.ndarray, np.ndarray]:
+    """``(kinds, nexts)`` per role: what a bank past the target is worth and the opponent's role."""
+    if game.end == "finish_round":  # the starter's reaching gives the other the rest of the round
+        return np.array([1, 0], dtype=np.int64), np.array([1, 0], dtype=np.int64)
+    if game.end == "last_turn_each":
+        return np.array([1], dtype=np.int64), np.array([0], dtype=np.int64)
+    return np.array([0], dtype=np.int64), np.array([0], dtype=np.int64)  # immediate
+
+
+def _cycles_of_sum(S: int, T: int, num_roles: int) -> np.ndarray:
+    """The cycles of start states with total sum ``S`` (see :func:`kernel.solve_cycles`)."""
+    rows = []
+    for a in range(max(0, S - T + 1), S // 2 + 1):
+        b = S - a
+        if num_roles == 2:
+            if a < b:
+                rows.append((a, b, 0, b, a, 1))
+                rows.append((a, b, 1, b, a, 0))
+            else:
+                rows.append((a, a, 0, a, a, 1))
+        elif a < b:
+            rows.append((a, b, 0, b, a, 0))
+        else:
+            rows.append((a, a, 0, -1, -1, -1))
+    return np.array(rows, dtype=np.int64).reshape(-1, 6)
+
+
+def _last_turn_tables(game: tt.Game, rt: RollTables, rules) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """``(sat, Ls, D, bound)``: the last-turn tables, the need cap ``D`` and the error it leaves."""
+    thr_open, thr_bank, hot = rules
+    sat = kernel.last_turn_sat(MAX_NEED_UNITS, hot, *rt.args_bust())
+    below = np.flatnonzero(sat[1:, 6] < CAP_PROBABILITY)
+    D = int(below[0]) if len(below) else MAX_NEED_UNITS
+    bound = float(sat[D + 1, 6]) if D + 1 < sat.shape[0] else float(sat[-1, 6])
+    Ls = np.stack([kernel.last_turn_values(D, thr, sat, hot, *rt.args()) for thr in (thr_open, thr_bank)])
+    return sat, Ls, D, bound
+
+
+def build(game: tt.Game, progress: bool = True) -> dict[str, np.ndarray]:
+    """Solve ``game`` (two players) and return the arrays to cache (see the module docstring)."""
+    check_game(game)
+    started = time.perf_counter()
+    rt = roll_tables(game)
+    rules = thr_open, thr_bank, hot = bank_rules(game)
+    kinds, nexts = roles(game)
+    T = game.target // UNIT
+    sat, Ls, D, bound = _last_turn_tables(game, rt, rules)
+    RAs, RBs = [], []
+    for ob in (0, 1):
+        ra, rb = kernel.reach_table(Ls[ob], hot, *rt.args_bust())
+        RAs.append(ra)
+        RBs.append(rb)
+    RAs, RBs = np.stack(RAs), np.stack(RBs)
+    W = np.zeros((len(kinds), T, T))
+    sums = range(2 * T - 2, -1, -1)
+    cycles = [_cycles_of_sum(S, T, len(kinds)) for S in sums]
+    total = sum(len(c) for c in cycles)
+    bar = _progress(total, f"solving {game.preset} target {game.target}", progress)
+    worst_iter = 0
+    try:
+        for cyc in cycles:
+            iters = kernel.solve_cycles(
+                cyc, W, T, thr_open, thr_bank, hot, kinds, nexts, Ls, RAs, RBs, rt.maxv,
+                *rt.args_bust(), NEWTON_TOL, NEWTON_MAX_ITER,
+            )
+            worst_iter = max(worst_iter, int(iters.max()))
+            bar.update(len(cyc))
+    finally:
+        bar.close()
+    if worst_iter > NEWTON_MAX_ITER:
+        raise RuntimeError("the Newton steps of some cycle did not converge")
+    return {
+        "W": W,
+        "L": Ls,
+        "sat": sat,
+        "meta": np.array([thr_open, thr_bank, int(hot), D, worst_iter], dtype=np.int64),
+        "error_bound": np.array(bound),
+        "seconds": np.array(time.perf_counter() - started),
+    }
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    """A tqdm bar on stderr (a do-nothing stand-in when disabled or tqdm is missing)."""
+    if enabled:
+        try:
+            from tqdm import tqdm
+
+            return tqdm(total=total, desc=desc, unit="state", unit_scale=True, file=sys.stderr)
+        except ImportError:  # tqdm is optional: say something every so often instead
+            pass
+
+    class _Quiet:
+        def update(self, n):
+            pass
+
+        def close(self):
+            pass
+
+    return _Quiet()
+
+
+class Solution:
+    """A solved two-player game: start-of-turn win chances and the turn policy derived from them.
+
+    Attributes:
+        game: the engine; ``W[r, a, b]``: the mover's chance of winning at the start of a turn
+            (role ``r``, totals ``a`` and ``b`` in units of 50); ``value``: the first player's
+            chance, ``W[0, 0, 0]``; ``error_bound``: how far any value may be from the exact one
+            (from the cap on the last-turn player's need).
+    """
+
+    def __init__(self, game: tt.Game, table: dict[str, np.ndarray]):
+        self.game = game
+        self.W = np.ascontiguousarray(table["W"])
+        self.L = np.ascontiguousarray(table["L"])
+        self.sat = np.ascontiguousarray(table["sat"])
+        self.thr_open, self.thr_bank, hot, self.D, self.newton_iterations = (int(x) for x in table["meta"])
+        self.hot = bool(hot)
+        self.error_bound = float(table["error_bound"])
+        self.seconds = float(table["seconds"])
+        self.T = game.target // UNIT
+        self.kinds, self.nexts = roles(game)
+        self.rt = roll_tables(game)
+        ras, rbs = zip(*(kernel.reach_table(self.L[ob], self.hot, *self.rt.args_bust()) for ob in (0, 1)))
+        self.RA, self.RB = np.stack(ras), np.stack(rbs)
+        self._turns: dict[tuple, tuple] = {}
+
+    @property
+    def value(self) -> float:
+        """The first player's P(win) + ½·P(tie) under optimal play by both."""
+        return float(self.W[0, 0, 0])
+
+    @property
+    def num_roles(self) -> int:
+        return len(self.kinds)
+
+    def start_value(self, a: int, b: int, role: int = 0) -> float:
+        """The mover's chance at the start of a turn, totals in points (below the target)."""
+        return float(self.W[role, a // UNIT, b // UNIT])
+
+    def turn(self, a: int, b: int, role: int = 0):
+        """The turn of the mover at totals ``(a, b)`` units: ``(V, bank, t_top, z, d_table)``.
+
+        ``V[t, n]``: the value before rolling ``n`` dice with turn total ``t`` units;
+        ``bank[t]``: the value of banking ``t`` units (-1 if not allowed).
+        """
+        key = (a, b, role)
+        found = self._turns.get(key)
+        if found is None:
+            nxt = int(self.nexts[role])
+            z = 1.0 - float(self.W[nxt, b, a])
+            ob = 1 if b > 0 else 0
+            thr = self.thr_bank if a > 0 else self.thr_open
+            V, _, bank, t_top = kernel.pair_turn(
+                a, b, self.T, thr, self.hot, z, self.W[nxt], int(self.kinds[role]), self.L[ob],
+                self.RA[ob], self.RB[ob], self.rt.maxv, *self.rt.args_bust(),
+            )
+            found = (V, bank, t_top, z, thr, ob)
+            if len(self._turns) > 256:
+                self._turns.clear()
+            self._turns[key] = found
+        return found
+
+    def choice_values(self, a: int, b: int, role: int, t: int, value: int, left: int) -> tuple[float, float | None]:
+        """``(roll value, bank value or None)`` of setting aside ``value`` units leaving ``left`` dice.
+
+        All in units, mover's totals ``a < T``, ``b < T``, turn total ``t`` before the selection.
+        """
+        V, bank, t_top, z, thr, ob = self.turn(a, b, role)
+        t2 = t + value
+        n = left or tt.NUM_DICE
+        D1 = self.L.shape[1] - 1
+        if t2 < V.shape[0]:
+            roll = float(V[t2, n])
+        elif self.kinds[role] == 0:  # beyond the turn's table, where every allowed bank wins
+            wa, wb = kernel.win_region(
+                self.hot, self.rt.cls_start, self.rt.cls_prob, self.rt.opt_start, self.rt.opt_left, self.rt.pbust
+            )
+            roll = float(wa[n] + wb[n] * z)
+        else:  # beyond the turn's table: the fixed bank-when-allowed region
+            d = min(a + t2 - b, D1)
+            roll = float(self.RA[ob, d, n] + self.RB[ob, d, n] * z)
+        can_bank = t2 >= thr and not (self.hot and left == 0)
+        if not can_bank:
+            return roll, None
+        if a + t2 < self.T:
+            return roll, 1.0 - float(self.W[self.nexts[role], b, a + t2])
+        if self.kinds[role] == 0:
+            return roll, 1.0
+        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, D1)])
+
+    def last_turn_choice_values(self, need: int, opened: bool, s: int, value: int, left: int):
+        """``(roll value, bank value or None)`` in the last turn of the end phase.
+
+        ``need``: units to draw level at the start of the turn; ``s``: turn total so far (units).
+        """
+        thr = self.thr_bank if opened else self.thr_open
+        s2 = s + value
+        n = left or tt.NUM_DICE
+        E = self.sat.shape[0] - 2
+        e2 = need - s2
+        if s2 >= thr:
+            roll = float(self.sat[0 if e2 < 0 else e2 + 1, n]) if e2 <= E else 0.0
+        else:
+            roll = float(self._below(need, thr)[s2, n])
+        if s2 < thr or (self.hot and left == 0):
+            return roll, None
+        return roll, 1.0 if e2 < 0 else 0.5 if e2 == 0 else 0.0
+
+    @lru_cache(maxsize=64)
+    def _below(self, need: int, thr: int) -> np.ndarray:
+        return kernel.last_turn_below(need, thr, self.sat, self.hot, *self.rt.args())
+
+
+def solve(options_or_game, cache_dir=None, progress: bool = True, use_cache: bool = True) -> Solution:
+    """The solution for a game (an engine or an options dict), from the cache or built and cached."""
+    game = options_or_game if isinstance(options_or_game, tt.Game) else make_game(options_or_game)
+    check_game(game)
+    table = cache_mod.load_or_build(
+        SOLVER, VERSION, solver_options(game), lambda: build(game, progress), cache_dir=cache_dir, use_cache=use_cache
+    )
+    return Solution(game, table)
+
+
+def peak_memory_mib() -> float:
+    """The process's peak resident memory so far, MiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
+    """What ``dice-envs solve tenthousand --objective win`` prints, JSON-able.
+
+    Returns:
+        ``value`` (the first player's P(win) + ½·P(tie)), ``lines`` (the human-readable summary),
+        and ``seconds`` (this call), ``solve_seconds`` (the build, when it was built),
+        ``peak_memory_mib``, ``error_bound``, ``cache_file``.
+    """
+    started = time.perf_counter()
+    game = make_game(options)
+    path = cache_mod.cache_path(SOLVER, VERSION, solver_options(game), cache_dir)
+    cached = cache_mod.load(SOLVER, VERSION, solver_options(game), cache_dir) is not None
+    solution = solve(game, cache_dir=cache_dir, progress=progress)
+    seconds = time.perf_counter() - started
+    memory = peak_memory_mib()
+    roles_text = {
+        "finish_round": "the round is finished after the target is reached",
+        "last_turn_each": "the other player gets one last turn",
+        "immediate": "the first to reach the target wins",
+    }[game.end]
+    T = solution.T
+    lines = [
+        f"Two-player 10 000 ({game.preset} rules, target {game.target}; {roles_text})",
+        f"first player's chance of winning under optimal play (P(win) + 1/2 P(tie)): {solution.value:.6f}",
+        f"second player's: {1 - solution.value:.6f}",
+        f"start-of-turn states solved: {solution.W.size:,} ({solution.num_roles} role(s) x {T} x {T} totals);"
+        f" bank thresholds {solution.thr_open * UNIT} / {solution.thr_bank * UNIT} points",
+        f"last-turn needs tabulated to {solution.D * UNIT:,} points; every value is within"
+        f" {solution.error_bound:.1e} of the exact one",
+        f"{'loaded from the cache' if cached else f'solved in {solution.seconds:.1f} s'};"
+        f" peak memory {memory:.0f} MiB; table {path}",
+    ]
+    return {
+        "value": solution.value,
+        "lines": lines,
+        "seconds": seconds,
+        "solve_seconds": solution.seconds,
+        "peak_memory_mib": memory,
+        "error_bound": solution.error_bound,
+        "cache_file": str(path),
+        "from_cache": cached,
+    }
+
+
+# -- the agent ------------------------------------------------------------------------------------
+class WinProbAgent(DeterministicAgent):
+    """Plays the two-player policy of greatest winning chance (agent ``winprob``).
+
+    Builds or loads the solution on construction (minutes for target 10 000 the first time, then
+    seconds from the cache). At each decision it reads its own observation (the layout of
+    :mod:`dice_envs.tenthousand_v0`: totals own first, på listen flags, busts in a row, whose turn,
+    turn total, dice in play, the roll by face, end phase), re-solves the current turn from the
+    start-of-turn table and takes the selection and roll/bank of greatest value (ties: bank, then
+    the lower action id).
+
+    Under ``finish_round`` the values depend on whether the agent started the round, which the
+    observation does not show. The agent works it out at its first decision of a game: a player
+    who has not yet banked has had as many turns as their busts in a row (modulo
+    ``bust_penalty_after``), so an opponent not on the list with as many busts as the agent has had
+    no extra turn and the agent started; an opponent already on the list played first. (It can be
+    wrong only after several busts on a first roll in a row.) Pass ``seat`` to say it instead.
+
+    Args:
+        game: a two-player Ten thousand engine the solver supports.
+        seed: unused (the agent is deterministic); kept for the protocol.
+        seat: the agent's seat if known (0 or 1); -1 (default) infers its role in the round.
+        cache_dir: where solver tables are cached (default: the package's cache directory).
+    """
+
+    name = "winprob"
+
+    def __init__(self, game: tt.Game, seed: int | None = None, seat: int = -1, cache_dir: str = ""):
+        super().__init__(game, seed)
+        check_game(game)
+        if seat not in (-1, 0, 1):
+            raise ValueError(f"WinProbAgent: seat must be 0, 1 or -1 (infer), got {seat!r}")
+        self.seat = seat
+        self.solution = solve(game, cache_dir=cache_dir or None, progress=True)
+        self._role: int | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._role = None
+
+    def _infer_role(self, obs: np.ndarray) -> int:
+        if self.solution.num_roles == 1:
+            return 0
+        if self.seat >= 0:
+            return (self.seat - self.game.first_starter) % 2
+        opp_opened, my_busts, opp_busts = obs[3] > 0, int(obs[4]), int(obs[5])
+        if opp_opened:
+            return 1
+        k = self.game.options["bust_penalty_after"]
+        return 0 if (opp_busts - my_busts) % k == 0 else 1
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_of(action_mask, "WinProbAgent.act")
+        obs = np.asarray(observation)
+        own, opp = int(round(float(obs[0]))), int(round(float(obs[1])))
+        fresh = own == 0 and opp == 0 and not obs[2] and not obs[3] and not obs[4] and not obs[5]
+        if self._role is None or (fresh and obs[8] == 0):  # a new game, even without reset()
+            self._role = self._infer_role(obs)
+        t = int(round(float(obs[8]))) // UNIT
+        dice = int(obs[9])
+        roll = tuple(face for face in range(1, 7) for _ in range(int(obs[9 + face])))
+        if len(roll) != dice:
+            raise ValueError(f"WinProbAgent.act: the observation's roll {roll} does not hold {dice} dice")
+        end_phase = bool(obs[17])
+        best, best_key = None, None
+        for sel, value in self.game.selections(roll):
+            index = tt.SELECTION_INDEX[sel]
+            if not action_mask[2 * index]:
+                continue
+            v, left = value // UNIT, dice - len(sel)
+            if end_phase:
+                roll_value, bank_value = self.solution.last_turn_choice_values(
+                    (opp - own) // UNIT, bool(obs[2]), t, v, left
+                )
+            else:
+                roll_value, bank_value = self.solution.choice_values(own // UNIT, opp // UNIT, self._role, t, v, left)
+            candidates = [(roll_value, 0, -(2 * index), 2 * index)]
+            if bank_value is not None and action_mask[2 * index + 1]:
+                candidates.append((bank_value, 1, -(2 * index + 1), 2 * index + 1))
+            for value_, is_bank, neg_id, action in candidates:
+                key = (value_, is_bank, neg_id)
+                if best_key is None or key > best_key:
+                    best, best_key = action, key
+        if best is None:  # the mask allows something the roll does not offer: take the first
+            best = int(legal[0])
+        return int(best)
