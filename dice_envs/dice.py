@@ -88,11 +88,16 @@ class DiceStream:
             self._pos = 0
         start = self._pos
         self._pos = start + k
-        return tuple(sorted(self._faces[start : start + k]))
+        # The canonical object: the engines' dice check then passes it by identity.
+        return _SORTED[tuple(sorted(self._faces[start : start + k]))]
 
 
-# Every sorted roll of 0..6 dice, mapped to itself: the fast path of ``normalize``.
-_SORTED = {dice: dice for k in range(MAX_DICE + 1) for dice in combinations_with_replacement(FACES, k)}
+#: Every sorted roll of 0..6 dice (plain ints), mapped to itself: the fast path of ``normalize``
+#: and of the engines' dice check, and the one object :class:`DiceStream` hands out for a roll.
+SORTED_ROLLS: dict[Dice, Dice] = {
+    dice: dice for k in range(MAX_DICE + 1) for dice in combinations_with_replacement(FACES, k)
+}
+_SORTED = SORTED_ROLLS
 
 
 def normalize(dice, k: int | None = None) -> Dice:
@@ -103,10 +108,11 @@ def normalize(dice, k: int | None = None) -> Dice:
         k: the number of dice expected, if any.
 
     Raises:
-        ValueError: a face outside 1..6, or the wrong number of dice.
+        ValueError: a face outside 1..6 (or not an integer: bools and floats are not faces), more
+            than six dice, or not the ``k`` dice expected.
     """
     canonical = _SORTED.get(dice) if type(dice) is tuple else None
-    if canonical is not None and (k is None or len(canonical) == k):
+    if canonical is not None and (k is None or len(canonical) == k) and all(type(f) is int for f in dice):
         return canonical
     if isinstance(dice, str):
         text = dice.replace(" ", "")
@@ -114,9 +120,14 @@ def normalize(dice, k: int | None = None) -> Dice:
             raise ValueError(f"dice must be faces 1..6, got {dice!r}")
         faces = [int(c) for c in text]
     else:
-        faces = list(dice)
+        try:
+            faces = list(dice)
+        except TypeError:
+            raise ValueError(f"dice must be a sequence of faces 1..6, got {dice!r}") from None
+    if len(faces) > MAX_DICE:
+        raise ValueError(f"at most {MAX_DICE} dice are rolled together, got {len(faces)}: {dice!r}")
     for face in faces:
-        if not isinstance(face, (int, np.integer)) or not 1 <= face <= 6:
+        if isinstance(face, (bool, np.bool_)) or not isinstance(face, (int, np.integer)) or not 1 <= face <= 6:
             raise ValueError(f"dice must be faces 1..6, got {dice!r}")
     if k is not None and len(faces) != k:
         raise ValueError(f"expected {k} dice, got {len(faces)}: {dice!r}")

@@ -34,6 +34,14 @@ Conventions shared by every env:
   ``OrderEnforcingWrapper``, as PettingZoo's classic envs do; see :func:`wrap` for the one
   change, faster attribute forwarding. The raw env raises ``ValueError`` naming an illegal
   action instead.
+* Actions follow the engines' one input rule (:func:`dice_envs.games.base.action_id`): a Python
+  ``int`` or a numpy integer, a 0-d integer array included (``np.array(3)``); never a bool, float,
+  complex number, string, ``None`` (for an agent still playing) or an array with a dimension
+  (``np.array([3])``). The raw env raises ``ValueError`` naming any other value. Under ``env()``,
+  PettingZoo's ``AssertOutOfBoundsWrapper`` looks first: a value outside the ``Discrete`` space
+  (all of those, and ids out of range; a bool counts as outside) raises its ``AssertionError``
+  "action is not in action space"; an id inside the space that the mask forbids ends the game
+  as above.
 """
 
 from __future__ import annotations
@@ -90,13 +98,15 @@ class ActionSpace(spaces.Discrete):
 
     ``AssertOutOfBoundsWrapper`` checks every action with ``contains``; gymnasium's version
     builds numpy dtype information on each call. For a plain ``int`` the answer is simply whether
-    it lies in ``[start, start + n)``, which is what this returns; anything else is checked by
-    gymnasium as before.
+    it lies in ``[start, start + n)``, which is what this returns; a bool is not contained (the
+    engines' input rule: ``True`` is no action); anything else is checked by gymnasium as before.
     """
 
     def contains(self, x) -> bool:
         if type(x) is int:
             return int(self.start) <= x < int(self.start) + int(self.n)
+        if isinstance(x, bool):  # gymnasium counts True as 1; by the engines' input rule it is no action
+            return False
         return super().contains(x)
 
 

@@ -139,3 +139,100 @@ def test_engine_bank_refusal_without_a_selection_is_none_when_some_bank_is_open(
     state = game.apply_chance(game.initial_state()._replace(turn_total=900), (1, 2, 2, 2, 5, 5))
     assert game.bank_refusal(state) is None  # keep 1 bank makes 1000
     assert "hot dice" in game.bank_refusal(state, (1, 2, 2, 2, 5, 5))
+
+
+# -- item 2: one input rule for actions and dice, in every engine and env ------------------------
+import numpy as np  # noqa: E402
+
+from dice_envs.registry import env_module  # noqa: E402
+
+BAD_ACTIONS = [
+    1.0, 0.0, True, False, np.float32(0), np.float64(1), 1 + 0j, "0", "roll", None,
+    np.array([0]), np.array([1]), np.bool_(True), np.array(0.0), np.array(True), [0], (1,),
+]  # fmt: skip
+
+
+def _decision_state(game, seed=0):
+    """The first decision state of a random game."""
+    rng = np.random.default_rng(seed)
+    state = game.initial_state()
+    while game.is_chance(state):
+        state = game.apply_chance(state, tuple(rng.integers(1, 7, game.num_dice_to_roll(state)).tolist()))
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("bad", BAD_ACTIONS, ids=repr)
+def test_apply_action_refuses_every_non_integer_action_with_a_value_error_naming_it(name, bad):
+    game = GAMES[name](num_players=3)
+    state = _decision_state(game)
+    with pytest.raises(ValueError) as error:
+        game.apply_action(state, bad)
+    assert repr(bad) in str(error.value)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_apply_action_takes_ints_numpy_integers_and_0d_integer_arrays_alike(name):
+    game = GAMES[name](num_players=3)
+    state = _decision_state(game)
+    action = game.legal_actions(state)[-1]
+    expected = game.apply_action(state, action)
+    for form in (np.int64(action), np.int8(action), np.uint16(action), np.array(action), np.array(action, np.int32)):
+        assert game.apply_action(state, form) == expected
+
+
+def _bad_dice(k):
+    return [
+        (1.0,) * k, (True,) * k, (1 + 0j,) * k, None, 5, "1" * k, (1,) * (k - 1), (1,) * (k + 1), (7,) * k,
+        (0,) * k, (np.float64(2),) * k, np.ones(k), np.array(3), (np.True_,) * k, ((2,),) * k,
+        (3, 4.0, 2, 1, 5, 6)[:k] if k > 1 else (4.0,),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_apply_chance_refuses_every_bad_roll_with_a_value_error(name):
+    game = GAMES[name](num_players=3)
+    state = game.initial_state()
+    k = game.num_dice_to_roll(state)
+    for bad in _bad_dice(k):
+        with pytest.raises(ValueError, match="dice"):
+            game.apply_chance(state, bad)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_apply_chance_takes_dice_in_any_order_and_integer_form_alike(name):
+    game = GAMES[name](num_players=3)
+    state = game.initial_state()
+    k = game.num_dice_to_roll(state)
+    faces = (6, 1, 3, 3, 5, 2)[:k]
+    expected = game.apply_chance(state, tuple(sorted(faces)))
+    for form in (faces, list(faces), np.array(faces), tuple(np.int8(f) for f in faces), np.array(faces, np.uint8)):
+        assert game.apply_chance(state, form) == expected
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("bad", BAD_ACTIONS, ids=repr)
+def test_raw_env_step_refuses_every_non_integer_action_with_a_value_error(name, bad):
+    env = env_module(name).raw_env(num_players=3)
+    env.reset(seed=1)
+    with pytest.raises(ValueError):
+        env.step(bad)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_wrapped_env_takes_a_legal_0d_array_and_asserts_on_out_of_space_values(name):
+    env = env_module(name).env(num_players=3)
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    legal = int(np.flatnonzero(obs["action_mask"])[0])
+    before = len(env.unwrapped.history)
+    env.step(np.array(legal))
+    assert env.unwrapped.history[before][:3] == ("action", 0, legal)
+    assert not any(env.terminations.values()) or env.unwrapped.game.is_terminal(env.unwrapped.game_state)
+    # Values outside the Discrete space (a bool, a float, a 1-element array, None for a live
+    # agent) stop at PettingZoo's AssertOutOfBoundsWrapper, as the env docstring says.
+    for bad in (True, 1.0, np.array([0]), None, -1, env.unwrapped.game.num_actions):
+        fresh = env_module(name).env(num_players=3)
+        fresh.reset(seed=1)
+        with pytest.raises(AssertionError, match="not in action space"):
+            fresh.step(bad)

@@ -25,6 +25,71 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 
 
+# -- the one input rule for actions and dice (every engine's apply_action and apply_chance) -----
+ACTION_RULE = "an int or a numpy integer (a 0-d integer array included), not a bool, float, complex, string or None"
+DICE_RULE = "a sequence of {k} dice, each an int or numpy integer 1..6 (not a bool, float or string)"
+
+
+def action_id(action) -> int:
+    """The action as a plain ``int``, by the one rule every engine applies to actions.
+
+    An action is a Python ``int`` or a numpy integer, a 0-d numpy array of integer dtype
+    included; never a bool (``True`` is not action 1), a float, a complex number, a string,
+    ``None`` or an array with a dimension (``np.array([1])``). Whether the id is legal is the
+    engine's question, not this one's.
+
+    >>> action_id(3), action_id(np.int8(3)), action_id(np.array(3))
+    (3, 3, 3)
+
+    Raises:
+        ValueError: naming the value and what an action must be.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    raise ValueError(f"an action must be {ACTION_RULE}; got {action!r} ({type(action).__name__})")
+
+
+# A sorted roll of plain ints maps to itself; the fast path of check_dice.
+_SORTED = dice_mod.SORTED_ROLLS
+
+
+def check_dice(dice, k: int) -> dice_mod.Dice:
+    """The roll as a sorted tuple of plain ints, by the one rule every engine applies to dice.
+
+    Dice are a sequence (tuple, list or 1-d array) of exactly ``k`` dice in any order, each a
+    Python ``int`` or a numpy integer with a face 1..6; never bools, floats, complex numbers,
+    strings or ``None``.
+
+    >>> check_dice((6, 1, 3), 3), check_dice(np.array([2, 2]), 2)
+    ((1, 3, 6), (2, 2))
+
+    Raises:
+        ValueError: naming the dice and what was expected.
+    """
+    if type(dice) is tuple:
+        canonical = _SORTED.get(dice)
+        # A tuple equal to a sorted roll of ints may still hold floats or bools (1.0 == True == 1):
+        # only the very object handed out by the dice stream, or a tuple of ints, passes here.
+        if canonical is not None and len(dice) == k and (canonical is dice or all(type(f) is int for f in dice)):
+            return canonical
+    if not isinstance(dice, (tuple, list, np.ndarray)) or (isinstance(dice, np.ndarray) and dice.ndim != 1):
+        raise ValueError(f"dice must be {DICE_RULE.format(k=k)}; got {dice!r}")
+    faces = []
+    for face in dice:
+        if type(face) is not int and not isinstance(face, np.integer):
+            raise ValueError(f"dice must be {DICE_RULE.format(k=k)}; got {dice!r}: {face!r} is not a die")
+        if not 1 <= face <= 6:
+            raise ValueError(f"dice must be {DICE_RULE.format(k=k)}; got {dice!r}: {face!r} is not a face 1..6")
+        faces.append(int(face))
+    if len(faces) != k:
+        raise ValueError(f"expected {k} dice, got {len(faces)}: {dice!r}; dice must be {DICE_RULE.format(k=k)}")
+    return _SORTED[tuple(sorted(faces))]
+
+
 class Game(abc.ABC):
     """Base class of the three rules engines.
 
@@ -129,18 +194,19 @@ class Game(abc.ABC):
         return ValueError(f"illegal action {action!r} in {self.name}; legal actions: {names}")
 
     def _check_action(self, state, action) -> int:
-        """Return ``action`` as an int if it is legal, else raise ``ValueError`` naming it."""
+        """Return ``action`` as an int if it is legal, else raise ``ValueError`` naming it.
+
+        The slow path of every engine's ``apply_action``: the one input rule (:func:`action_id`)
+        first, then whether anyone may act, then legality.
+        """
+        a = action_id(action)
         if self.is_terminal(state):
             raise ValueError(f"illegal action {action!r} in {self.name}: the game is over")
         if self.is_chance(state):
             raise ValueError(
                 f"illegal action {action!r} in {self.name}: dice must be rolled first (chance state)"
             )
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise self._illegal(state, action) from None
-        if a != action or a not in self.legal_actions(state):
+        if a not in self.legal_actions(state):
             raise self._illegal(state, action)
         return a
 

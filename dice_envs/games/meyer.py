@@ -364,7 +364,7 @@ class Game(base.Game):
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
-        dice = dice_mod.normalize(dice, NUM_DICE)  # plain ints, sorted, whatever was given
+        dice = base.check_dice(dice, NUM_DICE)  # the input rule: plain ints, sorted
         lives, actor, phase, _, blind, _, _, claim, claimer, claim_blind, claims, last, winners, rnd = state
         seen_by = -1 if blind else actor  # ME-3: the roller sees the dice; ME-5: blind, nobody
         return _new_state(lives, actor, phase, 0, blind, dice, seen_by, claim, claimer, claim_blind, claims, last, winners, rnd)
@@ -410,7 +410,8 @@ class Game(base.Game):
     def action_to_string(self, state: State, action: int) -> str:
         if action.__class__ is int and 0 <= action < len(ACTION_STRINGS):
             return ACTION_STRINGS[action]
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < len(ACTION_STRINGS):
+        action = base.action_id(action)
+        if not 0 <= action < len(ACTION_STRINGS):
             raise ValueError(
                 f"unknown meyer action id {action!r}; ids are 0 (doubt), 1 (believe), 2 (reroll) "
                 f"and 3..{len(ACTION_STRINGS) - 1} (claim 21 .. claim 32)"

@@ -160,7 +160,7 @@ class Game(base.Game):
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
-        remaining = set_aside_sevens(dice_mod.normalize(dice, state.to_roll))
+        remaining = set_aside_sevens(base.check_dice(dice, state.to_roll))
         rolls = state.rolls + 1
         limit = self.max_rolls if state.turn == 0 else state.starter_rolls
         if not remaining or rolls >= limit:
@@ -179,13 +179,15 @@ class Game(base.Game):
         return [ROLL, STOP]
 
     def apply_action(self, state: State, action: int) -> State:
-        if state.winners is not None or state.to_roll or action not in (ROLL, STOP):
-            self._check_action(state, action)  # raises, naming the action
+        if type(action) is not int or state.winners is not None or state.to_roll or action not in (ROLL, STOP):
+            action = self._check_action(state, action)  # the input rule; raises, naming the action
         if action == ROLL:
             return _make((*state[:7], len(state.remaining), *state[8:]))
         return self._end_turn(state, state.rolls, state.remaining)
 
     def action_to_string(self, state: State, action: int) -> str:
+        if type(action) is not int:
+            action = base.action_id(action)
         if action not in (ROLL, STOP):
             raise ValueError(f"unknown syvere action id {action!r}; ids are 0 (roll) and 1 (stop)")
         return ACTION_STRINGS[action]

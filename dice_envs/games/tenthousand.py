@@ -265,9 +265,10 @@ def decode_action(action: int) -> tuple[tuple[int, ...], bool]:
     >>> decode_action(7)
     ((1, 5), True)
     """
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+    a = base.action_id(action)
+    if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"unknown tenthousand action id {action!r}; ids are 0..{NUM_ACTIONS - 1}")
-    return SELECTIONS[action // 2], bool(action % 2)
+    return SELECTIONS[a // 2], bool(a % 2)
 
 
 class State(NamedTuple):
@@ -468,12 +469,8 @@ class Game(base.Game):
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
-        cached = self._rolls.get(dice) if type(dice) is tuple else None
-        if cached is not None and len(dice) == state.to_roll:  # a sorted roll seen before
-            roll = cached[2]
-        else:
-            roll = dice_mod.normalize(dice, state.to_roll)
-            cached = self._rolls.get(roll) or self._cache_roll(roll)
+        roll = base.check_dice(dice, state.to_roll)  # the input rule: plain ints, sorted
+        cached = self._rolls.get(roll) or self._cache_roll(roll)
         if not cached[0]:  # TT-2: a bust
             return self._bust(state._replace(roll=roll, to_roll=0))
         t = state  # built field by field: _replace costs more than the rest of a step
@@ -575,10 +572,10 @@ class Game(base.Game):
     def apply_action(self, state: State, action: int) -> State:
         if state.winners is not None or state.to_roll:
             self._check_action(state, action)  # raises, naming the action
-        entry = None
-        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, bool)):
-            # The roll cache is per process: a state built elsewhere (unpickled, by hand) fills it.
-            entry = (self._rolls.get(state.roll) or self._cache_roll(state.roll))[1].get(action)
+        if type(action) is not int:
+            action = base.action_id(action)  # the input rule; raises, naming the value
+        # The roll cache is per process: a state built elsewhere (unpickled, by hand) fills it.
+        entry = (self._rolls.get(state.roll) or self._cache_roll(state.roll))[1].get(action)
         if entry is None:
             raise self._illegal(state, action)
         _, value, left, combo = entry
@@ -594,7 +591,7 @@ class Game(base.Game):
     def action_to_string(self, state: State, action: int) -> str:
         if type(action) is not int:
             decode_action(action)  # raises for anything but an action id
-            action = int(action)
+            action = base.action_id(action)
         elif not 0 <= action < NUM_ACTIONS:
             decode_action(action)
         return ACTION_STRINGS[action]
