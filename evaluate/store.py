@@ -12,9 +12,11 @@ actions, enough to replay it with the engine). Why it is safe to stop and to sha
   (two runs at once on the same file) is kept once.
 * **Two runs at once.** WAL journal mode (readers never block the writer) and a busy timeout, so
   the second writer waits for the first instead of failing.
-* **The wrong file.** A path that is not a SQLite file, or a SQLite file without this store's
-  ``meta`` table, or one written for another game, other options or another env version, is
-  refused with a ``ValueError`` before anything is written: it is opened read-only to be checked.
+* **The wrong file.** A path that is not a SQLite file, or a SQLite file with tables but not this
+  store's, or one written for another game, other options or another env version, is refused
+  with a ``ValueError`` before anything is written to it (it is only read to be checked). An empty
+  file or an SQLite database without tables holds nothing to lose and becomes a store (a second
+  run starting on a new path may find it so, while the first is creating the store).
 
 Example:
     >>> import tempfile, os
@@ -67,12 +69,28 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
+def _uri(path: str, mode: str) -> str:
+    """An SQLite URI for ``path`` opened in ``mode`` (``ro``, ``rw``); see sqlite.org/uri.html."""
+    quoted = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{quoted}?mode={mode}"
+
+
 def _check_existing(path: str, expected: dict[str, str]) -> None:
     """Refuse a file that is not a results store of this setting, touching nothing."""
-    uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     what = f"--db {path}"
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        with open(path, "rb") as handle:
+            header = handle.read(16)
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot read it ({exc.strerror})") from None
+    if header == b"":
+        return  # an empty file is an empty SQLite database (another run may just have made it)
+    if header != b"SQLite format 3\x00":
+        raise ValueError(f"{what} is not a dice-envs results database (not an SQLite file)")
+    # Read-write but not create, and only read: a read-only connection to a WAL database would
+    # leave -wal and -shm files behind, while this one removes them on close as SQLite does.
+    try:
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.Error as exc:
         raise ValueError(f"{what}: cannot open it ({exc})") from None
     try:
@@ -80,6 +98,8 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"{what} is not a dice-envs results database (not an SQLite file: {exc})") from None
+        if not tables:
+            return  # an empty database: nothing to lose (or another run is creating the store now)
         if "meta" not in tables or "games" not in tables:
             raise ValueError(
                 f"{what} is not a dice-envs results database (an SQLite file without its tables); "
@@ -197,8 +217,10 @@ class ResultStore:
         """Open a store to read it (``replay``, reports), whatever its setting."""
         if not os.path.isfile(path):
             raise ValueError(f"{path}: no such results database")
-        uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        with open(path, "rb") as handle:
+            if handle.read(16) != b"SQLite format 3\x00":
+                raise ValueError(f"{path} is not a dice-envs results database (not an SQLite file)")
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             conn.execute("SELECT id FROM games LIMIT 1").fetchall()

@@ -1,0 +1,182 @@
+"""The results store (issue 10, item 4): re-runs, new entrants, SIGKILL, two runs at once, bad files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dice_envs.cli import main
+from evaluate.store import ResultStore
+from evaluate.tournament import run_tournament
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def digest(path: str) -> tuple[str, float]:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest(), os.stat(path).st_mtime
+
+
+def rows(path: str) -> list[tuple]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT seed, dice, table_key, deal, rotation, log, returns FROM games").fetchall()
+    finally:
+        conn.close()
+
+
+def outcome(result) -> dict:
+    return {r.task.key: (r.returns, r.log) for r in result.records}
+
+
+def test_rerun_plays_only_missing_games_and_a_new_entrant_only_its_own(tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    kw = dict(games=5, seed=2, db=db, workers=1, progress=False)
+    first = run_tournament("meyer", ["honest", "bluffer"], **kw)
+    assert first.played_now == 10 and len(first.records) == 10
+    again = run_tournament("meyer", ["honest", "bluffer"], **kw)
+    assert again.played_now == 0 and outcome(again) == outcome(first)
+    more = run_tournament("meyer", ["bluffer", "honest", "random"], **kw)
+    # two new pairs (random against each), 5 deals each, both seatings
+    assert more.played_now == 20 and len(more.records) == 30
+    assert {k: v for k, v in outcome(more).items() if k in outcome(first)} == outcome(first)
+    longer = run_tournament("meyer", ["bluffer", "honest", "random"], **{**kw, "games": 7})
+    assert longer.played_now == 3 * 2 * 2
+    assert len(rows(db)) == 42
+    # A store's contents equal what a run without a store plays.
+    fresh = run_tournament("meyer", ["honest", "bluffer", "random"], games=7, seed=2, workers=1, progress=False)
+    assert outcome(fresh) == outcome(longer)
+
+
+@pytest.mark.parametrize("kind", ["text", "other_sqlite", "other_options", "other_game", "directory"])
+def test_a_bad_db_is_a_clear_error_and_the_file_is_left_untouched(tmp_path, capsys, kind):
+    path = str(tmp_path / "x.db")
+    if kind == "text":
+        with open(path, "w") as handle:
+            handle.write("not a database\n")
+    elif kind == "other_sqlite":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE people (name TEXT)")
+        conn.execute("INSERT INTO people VALUES ('ada')")
+        conn.commit()
+        conn.close()
+    elif kind in ("other_options", "other_game"):
+        run_tournament("meyer", ["honest", "bluffer"], games=1, db=path, workers=1, progress=False, options={"lives": 2})
+        for suffix in ("-wal", "-shm"):
+            assert not os.path.exists(path + suffix)  # the store checkpoints and removes its WAL on close
+    elif kind == "directory":
+        os.mkdir(path)
+    before = None if kind == "directory" else digest(path)
+    game = "syvere" if kind == "other_game" else "meyer"
+    code = main(["tournament", game, "--agents", "honest", "bluffer", "--games", "2", "--db", path, "--quiet"]
+                if game == "meyer" else
+                ["tournament", game, "--agents", "heuristic", "random", "--games", "2", "--db", path, "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("dice-envs: --db") and "Traceback" not in err
+    expected = {
+        "text": "not a dice-envs results database",
+        "other_sqlite": "not a dice-envs results database",
+        "other_options": "lives 2 there, 6 here",
+        "other_game": "game 'meyer', not 'syvere'",
+        "directory": "is a directory",
+    }[kind]
+    assert expected in err
+    if before is not None:
+        assert digest(path) == before
+    assert sorted(os.listdir(tmp_path)) == ["x.db"]
+
+
+def test_an_unknown_spec_is_a_clear_error_listing_the_known_names(tmp_path, capsys):
+    path = str(tmp_path / "new.sqlite")
+    code = main(["tournament", "meyer", "--agents", "honest", "bluffr", "--games", "2", "--db", path])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "unknown agent 'bluffr' for meyer; choose from bluffer, doubter" in err
+    assert not os.path.exists(path)  # nothing was created
+
+
+def test_a_label_that_stands_for_another_agent_is_refused(tmp_path):
+    path = str(tmp_path / "r.sqlite")
+    run_tournament("meyer", ["bluffer", "honest"], games=1, db=path, workers=1, progress=False)
+    store = ResultStore.open(path, "meyer", "dice/meyer-v0", ResultStore.open_existing(path).meta()["options"])
+    store.register_agents({"bluffer": (" bluffer", None), "final": ("runs/a/final", "f" * 64)})
+    with pytest.raises(ValueError, match="the label 'bluffer' stands for other SPEC 'bluffer'"):
+        store.register_agents({"bluffer": ("honest", None)})
+    # A retrained checkpoint under the same name: other files, same label.
+    with pytest.raises(ValueError, match="the label 'final' stands for other checkpoint files"):
+        store.register_agents({"final": ("runs/b/final", "0" * 64)})
+    store.register_agents({"final": ("elsewhere/final", "f" * 64)})  # the same files moved: fine
+    assert store.count() == 2
+    store.close()
+
+
+def _cli(db: str, games: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "evaluate", "syvere", "--agents", "heuristic", "random", "--games", str(games),
+            "--seed", "11", "--db", db, "--workers", "1", "--quiet", "--bootstrap", "0", *extra]  # fmt: skip
+
+
+def test_a_run_killed_with_sigkill_resumes_without_losing_or_duplicating_games(tmp_path):
+    db = str(tmp_path / "killed.sqlite")
+    games = 700  # 1400 games: about a second of play or more, so the kill lands midway
+    proc = subprocess.Popen(_cli(db, games), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stored = 0
+    deadline = time.time() + 60
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            if os.path.exists(db):
+                try:
+                    stored = len(rows(db))
+                except sqlite3.Error:
+                    stored = 0
+                if stored >= 50:
+                    break
+            time.sleep(0.005)
+        assert proc.poll() is None, "the run ended before it could be killed; raise `games`"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    at_kill = rows(db)
+    assert 50 <= len(at_kill) < 2 * games
+    done = subprocess.run(_cli(db, games, "--json"), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["games_total"] == 2 * games
+    assert summary["games_played_now"] == 2 * games - len(at_kill)
+    after = rows(db)
+    keys = [r[:5] for r in after]
+    assert len(keys) == len(set(keys)) == 2 * games
+    assert set(at_kill) <= set(after)  # nothing written before the kill was lost or changed
+    uninterrupted = run_tournament("syvere", ["heuristic", "random"], games=games, seed=11, workers=1, progress=False)
+    assert {r.task.key: (r.returns, r.log) for r in uninterrupted.records} == {
+        r[:5]: (tuple(json.loads(r[6])), json.loads(r[5])) for r in after
+    }
+
+
+def test_an_empty_file_becomes_a_store(tmp_path):
+    path = tmp_path / "empty.sqlite"
+    path.touch()
+    result = run_tournament("meyer", ["honest", "bluffer"], games=1, db=str(path), workers=1, progress=False)
+    assert result.played_now == 2 and len(rows(str(path))) == 2
+
+
+def test_two_runs_at_once_on_one_file(tmp_path):
+    db = str(tmp_path / "shared.sqlite")
+    procs = [
+        subprocess.Popen(_cli(db, 150), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
+    keys = [r[:5] for r in rows(db)]
+    assert len(keys) == len(set(keys)) == 300
+    assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
