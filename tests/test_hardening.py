@@ -236,3 +236,21 @@ def test_wrapped_env_takes_a_legal_0d_array_and_asserts_on_out_of_space_values(n
         fresh.reset(seed=1)
         with pytest.raises(AssertionError, match="not in action space"):
             fresh.step(bad)
+
+
+# -- item 3: observe with a bad seat ---------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("seat", [2, 5, -1, -2, True, False, 0.0, 1.0, None, "0", np.array([0])], ids=repr)
+def test_observe_with_a_bad_seat_raises_a_value_error_naming_it(name, seat):
+    game = GAMES[name](num_players=2)
+    for state in (game.initial_state(), _decision_state(game)):
+        with pytest.raises(ValueError, match="seat") as error:
+            game.observe(state, seat)
+        assert repr(seat) in str(error.value)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_observe_takes_a_numpy_integer_seat(name):
+    game = GAMES[name](num_players=3)
+    state = _decision_state(game)
+    np.testing.assert_array_equal(game.observe(state, np.int64(2)), game.observe(state, 2))

@@ -53,6 +53,19 @@ def action_id(action) -> int:
     raise ValueError(f"an action must be {ACTION_RULE}; got {action!r} ({type(action).__name__})")
 
 
+def seat_index(player, num_players: int) -> int:
+    """The seat as a plain ``int``: an int or numpy integer in ``0..num_players-1``.
+
+    Raises:
+        ValueError: naming the value, for anything else (a bool, a float, -1, a seat past the
+            last): a negative seat must not silently count from the end.
+    """
+    if type(player) is int or (isinstance(player, np.integer)):
+        if 0 <= player < num_players:
+            return int(player)
+    raise ValueError(f"a seat must be an int 0..{num_players - 1} in this {num_players}-player game; got {player!r}")
+
+
 # A sorted roll of plain ints maps to itself; the fast path of check_dice.
 _SORTED = dice_mod.SORTED_ROLLS
 
@@ -181,7 +194,11 @@ class Game(abc.ABC):
     # -- observation -------------------------------------------------------------------------
     @abc.abstractmethod
     def observe(self, state, player: int) -> np.ndarray:
-        """That player's observation: a float32 vector within the declared bounds."""
+        """That player's observation: a float32 vector within the declared bounds.
+
+        Raises:
+            ValueError: ``player`` is not a seat of this game (:func:`seat_index`).
+        """
 
     def render(self, state) -> str:
         """A human-readable picture of the table (unicode dice, totals, whose turn)."""

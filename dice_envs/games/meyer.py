@@ -454,6 +454,8 @@ class Game(base.Game):
 
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
+        if type(player) is not int or not 0 <= player < self.num_players:
+            player = base.seat_index(player, self.num_players)
         # The vector is four segments, each a pure function of a few public fields (and, for the
         # middle one, of the dice this player has seen); they are built once and cached, so an
         # observation costs four dictionary look-ups and one concatenation.

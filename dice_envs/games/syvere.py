@@ -248,6 +248,8 @@ class Game(base.Game):
 
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
+        if type(player) is not int or not 0 <= player < self.num_players:
+            player = base.seat_index(player, self.num_players)
         # The totals part changes once a turn: it is kept per (totals, observer).
         key = (state.totals, player)
         head = self._heads.get(key)

@@ -653,6 +653,8 @@ class Game(base.Game):
     # -- observation ------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
         n = self.num_players
+        if type(player) is not int or not 0 <= player < n:
+            player = base.seat_index(player, n)
         key = (state.totals, state.opened, state.busts, player)
         table = self._tables.get(key)
         if table is None:  # totals, på listen, busts: they change only when a turn ends
