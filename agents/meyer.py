@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from agents.base import Agent, legal_of, one_hot, sample_action
+from agents.base import Agent, legal_of, one_hot
 from dice_envs.games import meyer
 
 
@@ -43,6 +43,9 @@ def _fraction(name: str, value, low: Fraction = Fraction(0), high: Fraction = Fr
     return frac
 
 
+#: Posterior tables shared by every BayesianDoubter: (ranking, claim rule, lie prior, claim to
+#: beat) -> {claim: q}.
+_POSTERIORS: dict[tuple, dict[int, Fraction]] = {}
 #: Believe-loss tables shared by every BayesianDoubter, keyed by what they depend on.
 _BELIEVE_LOSSES: dict[tuple, dict[int, tuple[Fraction, ...]]] = {}
 
@@ -67,6 +70,7 @@ class MeyerAgent(Agent):
         self.reroll = bool(reroll)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
         self._in_game = game.obs_slices["in_game"]
+        self._claim_cache: dict = {}
 
     # -- decoding -------------------------------------------------------------------------
     def _claim_from_rank(self, rank: float) -> int:
@@ -111,36 +115,59 @@ class MeyerAgent(Agent):
             if not action_mask[meyer.BELIEVE] or self.doubts(observation):
                 return {meyer.DOUBT: Fraction(1)}
             return {meyer.BELIEVE: Fraction(1)}
-        legal = np.flatnonzero(action_mask)
-        claims = [int(a) - meyer.FIRST_CLAIM for a in legal if a >= meyer.FIRST_CLAIM]
         own = self.own_dice(observation)
-        if action_mask[meyer.REROLL] and self.reroll and own not in claims:
+        if self._rerolls(own, action_mask):
             return {meyer.REROLL: Fraction(1)}
-        return {meyer.FIRST_CLAIM + c: p for c, p in self.claim_probabilities(own, claims).items()}
+        return dict(self._claim_policy(own, action_mask)[0])
 
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        probabilities = np.zeros(self.game.num_actions, dtype=np.float64)
-        for action, p in self.exact_action_probabilities(observation, action_mask).items():
-            probabilities[action] = p
-        return probabilities
+        self.check_mask(action_mask)
+        if action_mask[meyer.DOUBT] or self._rerolls(self.own_dice(observation), action_mask):
+            return one_hot(self.game.num_actions, self.act(observation, action_mask))
+        return self._claim_policy(self.own_dice(observation), action_mask)[1].copy()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        # The fast path of action_probabilities: the same decisions, without building the
-        # distribution unless it has more than one action (then a draw from it).
-        legal = legal_of(action_mask, f"{type(self).__name__}.act")
+        # The same decisions as exact_action_probabilities; a claim with more than one possible
+        # value is drawn from the cached distribution exactly as agents.base.sample_action would
+        # draw it from action_probabilities (same support, same cumulative sums, one uniform).
+        if not isinstance(action_mask, np.ndarray):
+            action_mask = np.asarray(action_mask)
         if action_mask[meyer.DOUBT]:
             if not action_mask[meyer.BELIEVE] or self.doubts(observation):
                 return meyer.DOUBT
             return meyer.BELIEVE
-        claims = [int(a) - meyer.FIRST_CLAIM for a in legal if a >= meyer.FIRST_CLAIM]
         own = self.own_dice(observation)
-        if action_mask[meyer.REROLL] and self.reroll and own not in claims:
+        if self._rerolls(own, action_mask):
             return meyer.REROLL
-        distribution = self.claim_probabilities(own, claims)
-        if len(distribution) == 1:
-            (claim,) = distribution
-            return meyer.FIRST_CLAIM + claim
-        return sample_action(self.rng, self.action_probabilities(observation, action_mask))
+        _, _, support, cdf = self._claim_policy(own, action_mask)
+        if len(support) == 1:
+            return support[0]
+        i = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+        return support[min(i, len(support) - 1)]
+
+    def _rerolls(self, own: int, action_mask: np.ndarray) -> bool:
+        """Whether to make the blind reroll: allowed, wanted, and the own dice not a legal claim."""
+        return bool(
+            action_mask[meyer.REROLL] and self.reroll and (own < 0 or not action_mask[meyer.FIRST_CLAIM + own])
+        )
+
+    def _claim_policy(self, own: int, action_mask: np.ndarray):
+        """``(exact {action: Fraction}, float64 vector, support actions, cumulative sums)`` of the
+        claim made with these dice under this mask; cached, since a game has few of them."""
+        key = (own, action_mask.tobytes())
+        entry = self._claim_cache.get(key)
+        if entry is None:
+            legal = legal_of(action_mask, f"{type(self).__name__}.act")
+            claims = [int(a) - meyer.FIRST_CLAIM for a in legal if a >= meyer.FIRST_CLAIM]
+            if not claims:
+                raise ValueError(f"{type(self).__name__}: the mask allows neither an answer nor a claim")
+            exact = {meyer.FIRST_CLAIM + c: p for c, p in sorted(self.claim_probabilities(own, claims).items()) if p}
+            vector = np.zeros(self.game.num_actions, dtype=np.float64)
+            for action, p in exact.items():
+                vector[action] = p
+            support = list(exact)
+            entry = self._claim_cache[key] = (exact, vector, support, np.cumsum(vector[support]))
+        return entry
 
     def lowest(self, claims: list[int]) -> int:
         """The lowest-ranked of these claims."""
@@ -309,7 +336,7 @@ class BayesianDoubter(MeyerAgent):
         self.rule = rule
         self.threshold = _fraction("threshold", threshold, high=Fraction(2))
         self.lie_prior = _fraction("lie_prior", lie_prior)
-        self._posteriors: dict[tuple[int, int], Fraction] = {}
+        self._posteriors: dict[int, dict[int, Fraction]] = {}  # previous -> {claim: q}
         # Per number of players still in: {claim: expected lives lost by seat offset, believer 0}.
         self._believe_losses: dict[int, dict[int, tuple[Fraction, ...]]] = {}
         # (claim, previous, blind, players in) -> doubt?
@@ -321,31 +348,40 @@ class BayesianDoubter(MeyerAgent):
         game = self.game
         if blind or previous is None:
             return game.probability_at_least[claim]
-        key = (claim, previous)
-        cached = self._posteriors.get(key)
-        if cached is not None:
-            return cached
+        table = self._posteriors.get(previous)
+        if table is None:
+            key = (game.ranking, game.claim_rule, self.lie_prior, previous)
+            table = _POSTERIORS.get(key)
+            if table is None:
+                table = _POSTERIORS[key] = self._posterior_table(previous)
+            self._posteriors[previous] = table
+        return table[claim]
+
+    def _posterior_table(self, previous: int) -> dict[int, Fraction]:
+        """q(c, previous) for every claim c, from one pass over the claimer's dice D."""
+        game = self.game
         rank = game.rank
         legal = game.legal_claims(previous)
         lowest = self.lowest(list(legal))
         lam = self.lie_prior
-        joint_true = joint = Fraction(0)
+        # weight[d][c] = P(D = d) P(claim c | D = d, previous), only the non-zero ones.
+        joint = [Fraction(0)] * meyer.NUM_CLAIMS
+        joint_true = [Fraction(0)] * meyer.NUM_CLAIMS
         for d in range(meyer.NUM_CLAIMS):
+            p_d = meyer.CLAIM_PROBABILITY[d]
             if d in legal:
                 above = [c for c in legal if rank[c] > rank[d]]
-                if above:
-                    p = (1 - lam) * (claim == d) + (lam / len(above) if claim in above else 0)
-                else:
-                    p = Fraction(claim == d)
+                made = [(d, (1 - lam) if above else Fraction(1))] + [(c, lam / len(above)) for c in above]
             else:
-                p = Fraction(claim == lowest)
-            weight = meyer.CLAIM_PROBABILITY[d] * p
-            joint += weight
-            if rank[d] >= rank[claim]:
-                joint_true += weight
-        result = joint_true / joint if joint else game.probability_at_least[claim]
-        self._posteriors[key] = result
-        return result
+                made = [(lowest, Fraction(1))]
+            for c, p in made:
+                if p:
+                    joint[c] += p_d * p
+                    if rank[d] >= rank[c]:
+                        joint_true[c] += p_d * p
+        return {
+            c: joint_true[c] / joint[c] if joint[c] else game.probability_at_least[c] for c in range(meyer.NUM_CLAIMS)
+        }
 
     # -- the loss rule ----------------------------------------------------------------------------
     def cost(self, claim: int) -> int:

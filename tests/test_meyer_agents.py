@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from agents import AGENTS, make_agent
+from agents.base import DeterministicAgent
 from agents.meyer import BayesianDoubter, BlufferAgent, HonestAgent
 from dice_envs.games import meyer
 from dice_envs.games.meyer import Game
 from dice_envs.play import meyer as hooks
+from evaluate.match import play_match
 
 
 def mask_of(game, state):
@@ -199,3 +201,144 @@ def test_describe_and_render_for_show_only_the_seats_view():
     s = run(g, "believe", (2, 2), state=s)
     text = hooks.describe(g, s, 1)
     assert "Your dice: 22" in text and "claim one of: 21 31" in text and text.rstrip().endswith("43.")
+
+
+# -- the loss rule of the Bayesian doubter (issue 7 item 8) ------------------------------------
+class Claim21ThenDoubt(DeterministicAgent):
+    """The exploit of issue 7 item 8: open every round with ``claim 21`` and doubt every claim."""
+
+    name = "claim21"
+
+    def __init__(self, game, seed=None):
+        super().__init__(game, seed)
+        self._beat = game.obs_slices["beat_rank"].start
+
+    def act(self, observation, action_mask):
+        if action_mask[meyer.DOUBT]:
+            return meyer.DOUBT
+        if observation[self._beat] == 0:  # a round start: nothing to beat
+            return meyer.FIRST_CLAIM + meyer.MEYER
+        return int(np.flatnonzero(action_mask)[-1])  # never reached: it never believes
+
+
+def test_loss_rule_doubts_an_opening_21_that_the_posterior_rule_believes():
+    g = Game()
+    s = run(g, (3, 2), "claim 21")  # seat 0 lies: 32 under the cup
+    doubter = BayesianDoubter(g)
+    q = doubter.posterior(meyer.MEYER, -1)
+    assert q == Fraction(310390080, 527764873) and q > Fraction(1, 2)  # the old rule believes it ...
+    assert decide(BayesianDoubter(g, rule="posterior"), g, s) == meyer.BELIEVE
+    # ... but a believer must claim 21 again, which the next player doubts (true 1/18 of the time):
+    # believing loses a life 17/18 of the time, the claimer (offset 1 in two players) 1/18.
+    assert doubter.believe_loss(meyer.MEYER) == (Fraction(17, 18), Fraction(1, 18))
+    assert doubter.doubt_loss(meyer.MEYER, -1) == q
+    assert decide(doubter, g, s) == meyer.DOUBT
+    # With a doubted 21 costing two lives (ME-6) both sides of the comparison double.
+    g2 = Game(meyer_costs=2)
+    assert BayesianDoubter(g2).believe_loss(meyer.MEYER) == (Fraction(17, 9), Fraction(1, 9))
+    assert decide(BayesianDoubter(g2), g2, run(g2, (3, 2), "claim 21")) == meyer.DOUBT
+
+
+def test_loss_rule_believes_a_low_opening_claim():
+    g = Game()
+    doubter = BayesianDoubter(g)
+    for value in ("32", "43", "54", "65"):
+        s = run(g, (3, 2), f"claim {value}")
+        assert decide(doubter, g, s) == meyer.BELIEVE, value
+        c = meyer.claim_index(value)
+        assert doubter.doubt_loss(c, -1) >= doubter.believe_loss(c)[0]
+    assert doubter.believe_loss(meyer.claim_index("32"))[0] < Fraction(1, 2)
+
+
+def engine_round_losses(game, agents, start, exact: bool):
+    """Expected lives lost by each seat from ``start`` until the next doubt, computed through the
+    engine: its chance outcomes, and every seat's agent acting on its own observation.
+
+    Value iteration over the states reachable from ``start``; under ``claim_rule="higher"`` the
+    graph has no cycle and the iteration reaches the exact Fractions, under ``"at_least"``
+    (equal claims may follow each other) it is run in floats until it settles.
+    """
+    graph, stack = {}, [start]
+    while stack:
+        s = stack.pop()
+        if s in graph:
+            continue
+        if game.is_chance(s):
+            graph[s] = [(p, game.apply_chance(s, dice)) for dice, p in game.chance_outcomes(s)]
+        else:
+            seat = game.current_player(s)
+            action = agents[seat].act(game.observe(s, seat), mask_of(game, s))
+            after = game.apply_action(s, action)
+            if action == meyer.DOUBT:
+                graph[s] = tuple(Fraction(b - a) for b, a in zip(s.lives, after.lives))
+                continue
+            graph[s] = [(Fraction(1), after)]
+        stack.extend(t for _, t in graph[s]) if isinstance(graph[s], list) else None
+    n = game.num_players
+    zero = Fraction(0) if exact else 0.0
+    value = {s: (zero,) * n for s in graph}
+    for _ in range(10_000):
+        new = {}
+        for s, edges in graph.items():
+            if isinstance(edges, tuple):
+                new[s] = edges if exact else tuple(float(x) for x in edges)
+            else:
+                new[s] = tuple(sum((p if exact else float(p)) * value[t][k] for p, t in edges) for k in range(n))
+        settled = new == value if exact else max(abs(a - b) for s in graph for a, b in zip(new[s], value[s])) < 1e-14
+        value = new
+        if settled:
+            return value[start]
+    raise AssertionError("the value iteration did not settle")
+
+
+# A few claims near the top keep the default run short (the reachable rounds grow quickly as the
+# claim falls); the slow run covers low claims and the blind reroll under "at_least" too.
+@pytest.mark.parametrize(
+    "options, claims",
+    [
+        ({"claim_rule": "higher"}, ["31", "66", "44"]),
+        ({"claim_rule": "higher", "num_players": 3}, ["55"]),
+        ({"claim_rule": "higher", "blind_reroll": True}, ["55"]),
+        ({"claim_rule": "higher", "meyer_costs": 2, "lille_meyer": False}, ["66", "55"]),
+        ({}, ["21", "31", "11"]),
+        ({"num_players": 3, "meyer_costs": 2}, ["21", "66"]),
+        pytest.param({"claim_rule": "higher"}, ["61", "43"], marks=pytest.mark.slow),
+        pytest.param({"claim_rule": "higher", "blind_reroll": True}, ["66", "54"], marks=pytest.mark.slow),
+        pytest.param({"blind_reroll": True}, ["22", "53"], marks=pytest.mark.slow),
+        pytest.param({}, ["64", "42"], marks=pytest.mark.slow),
+    ],
+)
+def test_believe_loss_matches_the_engine(options, claims):
+    # An independent computation of what believing costs: play the round out through the engine
+    # with every seat a BayesianDoubter, and compare with the agent's closed-form table.
+    g = Game(history=2, **options)
+    agents = [BayesianDoubter(g) for _ in range(g.num_players)]
+    n = g.num_players
+    exact = g.claim_rule == "higher"
+    for value in claims:
+        c = meyer.claim_index(value)
+        start = run(g, (3, 2), f"claim {value}", "believe")  # seat 1 believes seat 0's claim
+        losses = engine_round_losses(g, agents, start, exact)
+        table = agents[1].believe_loss(c, n)
+        by_seat = [table[(seat - 1) % n] for seat in range(n)]  # offset k is seat 1 + k
+        if exact:
+            assert list(losses) == by_seat, value
+        else:
+            assert losses == pytest.approx([float(x) for x in by_seat], abs=1e-12), value
+
+
+def test_the_claim_21_exploit_no_longer_wins():
+    g = Game()
+    exploiter = Claim21ThenDoubt(g)
+    result = play_match("meyer", ["doubter", exploiter], num_games=200, seed=7)
+    rate, low, _ = result.records[0].win_rate()
+    assert low > 0.9, result.table()  # Wilson interval: the doubter wins nearly every game
+    old = play_match("meyer", ["doubter:rule=posterior", Claim21ThenDoubt(g)], num_games=50, seed=7)
+    assert old.records[0].win_rate()[2] < 0.1, old.table()  # the defect it fixes
+
+
+@pytest.mark.parametrize("opponent", ["honest", "bluffer"])
+def test_loss_rule_does_not_lose_to_honest_or_bluffer(opponent):
+    result = play_match("meyer", ["doubter", opponent], num_games=300, seed=11)
+    rate, low, _ = result.records[0].win_rate()
+    assert low > 0.5, result.table()  # the Wilson interval decides: it wins
