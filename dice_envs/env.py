@@ -200,8 +200,17 @@ class DiceGameEnv(AECEnv):
         self._after_transition(None, None, *self._resolve_chance())
 
     def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # before reset, or every agent already stepped out
+            raise self._not_playing("step()") from None
+        if done:
+            if action is not None:
+                raise ValueError(
+                    f"step({action!r}): the game is over for {agent}; PettingZoo steps a terminated or "
+                    "truncated agent with None (call reset() to play another game)"
+                )
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
@@ -225,6 +234,13 @@ class DiceGameEnv(AECEnv):
     def observe(self, agent):
         game = self.game
         state = self.game_state
+        seat = self._seat.get(agent) if type(agent) is str else None
+        if seat is None or state is None:
+            if seat is None:
+                raise ValueError(
+                    f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
+                )
+            raise self._not_playing(f"observe({agent!r})")
         # Between steps the dice are rolled, so the agent selected is the one to act, unless
         # the game is over (or truncated) and every agent is terminated (or truncated).
         if agent == self.agent_selection and not (
@@ -238,7 +254,18 @@ class DiceGameEnv(AECEnv):
             mask = mask.copy()  # the caller may write to it; the cached one stays intact
         else:
             mask = np.zeros(game.num_actions, dtype=np.int8)
-        return {"observation": game.observe(state, self._seat[agent]), "action_mask": mask}
+        return {"observation": game.observe(state, seat), "action_mask": mask}
+
+    def last(self, observe: bool = True):
+        """``(observation, reward, termination, truncation, info)`` of the agent to act (AECEnv).
+
+        Raises:
+            ValueError: before ``reset()``, or after the game once every agent has been stepped
+                out of it (``agents`` is empty), saying so.
+        """
+        if self.game_state is None or self.agent_selection not in self.terminations:
+            raise self._not_playing("last()")
+        return super().last(observe)
 
     def render(self):
         if self.render_mode is None:
@@ -268,6 +295,15 @@ class DiceGameEnv(AECEnv):
         return list(self._last_lines)
 
     # -- helpers ------------------------------------------------------------------------------
+    def _not_playing(self, call: str) -> ValueError:
+        """The error for a call that needs a game in progress: before reset, or after the end."""
+        if self.game_state is None:
+            return ValueError(f"{call} before reset(): call reset() first")
+        return ValueError(
+            f"{call}: the game is over and every agent has been stepped out of it (agents is empty); "
+            "call reset() to play another game"
+        )
+
     def _resolve_chance(self) -> tuple[list[tuple], bool]:
         """Roll dice until someone must act or the game ends; return the rolls as history
         events ``("chance", dice, seen_by)`` and whether any was hidden from someone."""
@@ -366,6 +402,14 @@ class _DirectBookkeeping:
     def action_space(self, agent):
         # No wrapper changes the spaces: ask the unwrapped env instead of each layer in turn.
         return self._raw.action_space(agent)
+
+    def last(self, observe: bool = True):
+        # AECEnv.last would look the finished agent up in emptied dicts (KeyError): say why instead.
+        # Before reset the wrapper's own "call reset first" error stands.
+        raw = self._raw
+        if raw.game_state is not None and raw.agent_selection not in raw.terminations:
+            raise raw._not_playing("last()")
+        return super().last(observe)
 
 
 

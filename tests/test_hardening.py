@@ -254,3 +254,57 @@ def test_observe_takes_a_numpy_integer_seat(name):
     game = GAMES[name](num_players=3)
     state = _decision_state(game)
     np.testing.assert_array_equal(game.observe(state, np.int64(2)), game.observe(state, 2))
+
+
+# -- item 7: the env after the game ends, and unknown agents ----------------------------------------
+def _play_out(env, seed=0):
+    """Play random legal actions until agent_iter stops (every agent stepped with None at the end)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in env.agent_iter(100_000):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_raw_env_step_and_last_after_the_game_say_it_is_over(name):
+    env = env_module(name).raw_env(num_players=2)
+    _play_out(env)
+    for call in (lambda: env.step(0), lambda: env.step(None), env.last):
+        with pytest.raises(ValueError, match="game is over.*reset"):
+            call()
+    env.reset(seed=1)  # and the env plays on after a reset
+    assert env.last()[0]["observation"].shape == env.game.observation_low.shape
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_wrapped_env_last_after_the_game_says_it_is_over(name):
+    env = env_module(name).env(num_players=2)
+    _play_out(env)
+    with pytest.raises(ValueError, match="game is over.*reset"):
+        env.last()
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_dead_agents_are_still_stepped_with_none(name):
+    env = env_module(name).raw_env(num_players=3)
+    _play_out(env)  # steps every terminated agent with None, as PettingZoo's convention asks
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("agent", ["player_9", "player_-1", 0, None, "PLAYER_0"], ids=repr)
+def test_observe_an_unknown_agent_raises_a_value_error_naming_it(name, agent):
+    for env in (env_module(name).raw_env(num_players=2), env_module(name).env(num_players=2)):
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="agent") as error:
+            env.observe(agent)
+        assert repr(agent) in str(error.value) and "player_0" in str(error.value)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_raw_env_before_reset_says_to_reset(name):
+    env = env_module(name).raw_env()
+    for call in (lambda: env.step(0), env.last, lambda: env.observe("player_0")):
+        with pytest.raises(ValueError, match="reset"):
+            call()
