@@ -33,15 +33,13 @@ Example:
     3
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import DeterministicAgent, legal_of
 from dice_envs.games import syvere
 
 SOLVER = "syvere-turn"
@@ -137,7 +135,7 @@ class LimitRow:
 
     Attributes:
         plan: the most rolls the starter allows itself.
-        starter_score: its expected turn score (``roll_value(6, plan)``).
+        starter_score: its expected turn score (``roll_value(6, plan)`` under the plain policy).
         limit_distribution: probability that it leaves the others the limit 1, 2, ..., ``plan``.
         others_score: each other player's expected turn score under the limit it leaves.
     """
@@ -148,9 +146,45 @@ class LimitRow:
     others_score: Fraction
 
 
-def _rolls_made(k: int, rolls_left: int, made: int) -> dict[int, tuple[Fraction, Fraction]]:
-    """Under the optimal policy from "about to roll ``k`` dice, ``rolls_left`` left, ``made`` made":
-    for each final number of rolls, ``(probability, probability-weighted final score)``."""
+@lru_cache(maxsize=None)
+def starter_roll_value(k: int, made: int, limit: int, weight: Fraction = Fraction(1)) -> Fraction:
+    """The round starter's best expected *margin cost* when about to roll ``k`` dice.
+
+    SY-6 makes the starter's rolls the limit of every other player of the round, so a starter
+    weighs its own score against what it leaves the others: the cost of ending the turn after
+    ``j`` rolls holding sum ``s`` is ``s - weight * roll_value(6, j)`` (its score minus ``weight``
+    times another player's expected score under limit ``j``). ``weight=0`` is the plain one-turn
+    problem; ``weight=1`` minimises the expected difference to each other player's turn.
+
+    Args:
+        k: dice to roll, 1..6.
+        made: rolls the starter has made so far (0..limit-1).
+        limit: the starter's roll limit (``max_rolls``).
+        weight: how much another player's expected score counts, >= 0.
+    """
+    total = Fraction(0)
+    for p, remaining in _roll_results(k):
+        total += p * _starter_after(remaining, made + 1, limit, weight)
+    return total
+
+
+def _starter_after(remaining: tuple[int, ...], made: int, limit: int, weight: Fraction) -> Fraction:
+    stop = sum(remaining) - weight * roll_value(NUM_DICE, made)
+    if not remaining or made >= limit:
+        return stop
+    return min(stop, starter_roll_value(len(remaining), made, limit, weight))
+
+
+def starter_should_stop(dice_left: int, held_sum: int, made: int, limit: int, weight: Fraction = Fraction(1)) -> bool:
+    """The starter's margin-optimal decision after roll ``made`` (see :func:`starter_roll_value`)."""
+    return held_sum - weight * roll_value(NUM_DICE, made) <= starter_roll_value(dice_left, made, limit, weight)
+
+
+@lru_cache(maxsize=None)
+def _rolls_made(k: int, made: int, limit: int, weight: Fraction | None) -> dict[int, tuple[Fraction, Fraction]]:
+    """From "about to roll ``k`` dice after ``made`` rolls, limit ``limit``": for each final number
+    of rolls, ``(probability, probability-weighted final score)``. ``weight=None`` plays the plain
+    one-turn policy, else the starter's margin policy with that weight."""
     out: dict[int, tuple[Fraction, Fraction]] = {}
 
     def add(rolls: int, p: Fraction, weighted: Fraction) -> None:
@@ -158,22 +192,33 @@ def _rolls_made(k: int, rolls_left: int, made: int) -> dict[int, tuple[Fraction,
         out[rolls] = (q + p, w + weighted)
 
     for p, remaining in _roll_results(k):
-        left = rolls_left - 1
-        if not remaining or left == 0 or should_stop(len(remaining), sum(remaining), left):
-            add(made + 1, p, p * sum(remaining))
+        made_now = made + 1
+        if not remaining or made_now >= limit:
+            stop = True
+        elif weight is None:
+            stop = should_stop(len(remaining), sum(remaining), limit - made_now)
         else:
-            for rolls, (q, w) in _rolls_made(len(remaining), left, made + 1).items():
+            stop = starter_should_stop(len(remaining), sum(remaining), made_now, limit, weight)
+        if stop:
+            add(made_now, p, p * sum(remaining))
+        else:
+            for rolls, (q, w) in _rolls_made(len(remaining), made_now, limit, weight).items():
                 add(rolls, p * q, p * w)
-    return out
+    return out  # cached: callers only read it
 
 
-def starter_tradeoff(max_rolls: int = 3) -> list[StarterRow]:
-    """How an optimal starter's turn ends, and the limit each ending leaves the others (SY-6).
+def starter_tradeoff(max_rolls: int = 3, weight: Fraction | None = None) -> list[StarterRow]:
+    """How a starter's turn ends, and the limit each ending leaves the others (SY-6).
 
     A starter that stops after fewer rolls accepts a worse hand but holds every other player of the
     round to as few rolls; this table puts the two side by side.
+
+    Args:
+        max_rolls: the starter's roll limit.
+        weight: ``None`` for the plain one-turn policy, else the starter's margin policy with
+            that weight (:func:`starter_roll_value`).
     """
-    ends = _rolls_made(NUM_DICE, max_rolls, 0)
+    ends = _rolls_made(NUM_DICE, 0, max_rolls, None if weight is None else Fraction(weight))
     rows = []
     for rolls in range(1, max_rolls + 1):
         p, weighted = ends.get(rolls, (Fraction(0), Fraction(0)))
@@ -181,14 +226,20 @@ def starter_tradeoff(max_rolls: int = 3) -> list[StarterRow]:
     return rows
 
 
-def planned_limits(max_rolls: int = 3) -> list[LimitRow]:
-    """For a starter that caps itself at 1, 2, ... rolls: its expected score and what it leaves the others."""
+def planned_limits(max_rolls: int = 3, weight: Fraction | None = None) -> list[LimitRow]:
+    """For a starter that caps itself at 1, 2, ... rolls: its expected score and what it leaves the others.
+
+    Args:
+        max_rolls: the largest cap.
+        weight: as in :func:`starter_tradeoff`.
+    """
     rows = []
     for plan in range(1, max_rolls + 1):
-        ends = _rolls_made(NUM_DICE, plan, 0)
+        ends = _rolls_made(NUM_DICE, 0, plan, None if weight is None else Fraction(weight))
         dist = tuple(ends.get(j, (Fraction(0), Fraction(0)))[0] for j in range(1, plan + 1))
+        own = sum((ends[j][1] for j in ends), Fraction(0))
         others = sum((q * roll_value(NUM_DICE, j) for j, q in enumerate(dist, start=1)), Fraction(0))
-        rows.append(LimitRow(plan, roll_value(NUM_DICE, plan), dist, others))
+        rows.append(LimitRow(plan, own, dist, others))
     return rows
 
 
@@ -258,54 +309,67 @@ def solve(max_rolls: int = 3, cache_dir=None, use_cache: bool = False) -> Soluti
     return Solution.from_table(table)
 
 
-class OptimalAgent(Agent):
+class OptimalAgent(DeterministicAgent):
     """Plays the turn that minimises the expected score, at the round's current roll limit.
 
     From its own observation (:mod:`dice_envs.syvere_v0`'s layout: the turn block from ``3N``:
-    rolls made, roll limit, dice left, dice by face, their sum) it stops exactly when the sum held is
-    at most what rolling the remaining dice is worth with the rolls left. It is deterministic:
-    :meth:`action_probabilities` puts probability 1 on the action :meth:`act` takes.
+    rolls made, roll limit, dice left, dice by face, their sum, whether it started the round) it
+    stops exactly when the sum held is at most what rolling the remaining dice is worth with the
+    rolls left (:func:`should_stop`). As the round's starter it also weighs the limit its rolls
+    leave the others (SY-6): it minimises its expected score minus ``starter_weight`` times another
+    player's expected score under that limit (:func:`starter_should_stop`). With
+    ``starter_weight=0`` it plays the plain one-turn optimum in every turn.
+
+    It is deterministic: :meth:`action_probabilities` puts probability 1 on the action :meth:`act`
+    takes.
 
     Args:
         game: a :class:`dice_envs.games.syvere.Game`.
         seed: unused (the agent is deterministic); kept for the agent protocol.
+        starter_weight: how much the starter counts another player's expected score, >= 0
+            (default 1: the expected difference to each other player's turn).
     """
 
     name = "optimal"
 
-    def __init__(self, game, seed: int | None = None):
+    def __init__(self, game: syvere.Game, seed: int | None = None, starter_weight: Fraction = Fraction(1)):
         super().__init__(game, seed)
         if not isinstance(game, syvere.Game):
             raise ValueError(f"OptimalAgent (syvere) plays syvere, not {getattr(game, 'name', game)!r}")
+        try:
+            weight = Fraction(starter_weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"OptimalAgent: starter_weight must be a number >= 0, got {starter_weight!r}") from None
+        if weight < 0:
+            raise ValueError(f"OptimalAgent: starter_weight must be >= 0, got {starter_weight!r}")
+        self.starter_weight = weight
         self._k = 3 * game.num_players  # start of the turn block
-        self._thresholds = {}  # (dice left, rolls left) -> largest sum that stops
+        self._thresholds: dict[tuple, bool] = {}  # (dice left, sum, rolls made, limit, starter) -> stop
 
-    def _threshold(self, dice_left: int, rolls_left: int) -> int:
-        key = (dice_left, rolls_left)
-        if key not in self._thresholds:
-            self._thresholds[key] = int(roll_value(dice_left, rolls_left))
-        return self._thresholds[key]
+    def __repr__(self) -> str:
+        return f"OptimalAgent(starter_weight={self.starter_weight})"
 
-    def _choice(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
-            raise ValueError("OptimalAgent.act: the action mask has no legal action")
+    def _stop(self, dice_left: int, held: int, made: int, limit: int, starter: bool) -> bool:
+        key = (dice_left, held, made, limit, starter)
+        stop = self._thresholds.get(key)
+        if stop is None:
+            if starter and self.starter_weight:
+                stop = starter_should_stop(dice_left, held, made, limit, self.starter_weight)
+            else:
+                stop = should_stop(dice_left, held, limit - made)
+            self._thresholds[key] = stop
+        return stop
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_of(action_mask, "OptimalAgent.act")
         if len(legal) == 1:
             return int(legal[0])
         k = self._k
         rolls, limit, dice_left = int(observation[k]), int(observation[k + 1]), int(observation[k + 2])
         held = int(round(float(observation[k + 9])))
+        starter = bool(observation[k + 10])
         if dice_left < 1 or rolls >= limit:
             raise ValueError(
                 f"OptimalAgent.act: no decision in this observation (dice left {dice_left}, roll {rolls} of {limit})"
             )
-        return syvere.STOP if held <= self._threshold(dice_left, limit - rolls) else syvere.ROLL
-
-    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Probability 1 on the optimal action (the agent is deterministic), 0 elsewhere."""
-        probs = np.zeros(self.game.num_actions, dtype=np.float64)
-        probs[self._choice(observation, action_mask)] = 1.0
-        return probs
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return self._choice(observation, action_mask)
+        return syvere.STOP if self._stop(dice_left, held, rolls, limit, starter) else syvere.ROLL
