@@ -1,0 +1,136 @@
+"""Tournament reports (issue 10, item 6): files, pictures, --json, Meyer bluffing profiles."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+import pytest
+
+from dice_envs.cli import main
+from dice_envs.games import meyer
+from evaluate.ratings import leaderboard
+from evaluate.report import DPI, bluffing_profile, figure_size, print_leaderboard, write_report
+from evaluate.tournament import GameRecord, GameTask, build_game, run_tournament, winners_of
+
+
+def png_shape(path: str) -> tuple[int, int]:
+    import matplotlib.image
+
+    image = matplotlib.image.imread(path)  # opens it as an image, or raises
+    return image.shape[0], image.shape[1]
+
+
+def expected_shape(kind: str, n: int) -> tuple[int, int]:
+    w, h = figure_size(kind, n)
+    return round(h * DPI), round(w * DPI)
+
+
+@pytest.fixture(scope="module")
+def meyer_result():
+    return run_tournament("meyer", ["doubter", "honest", "bluffer"], games=4, seed=1, workers=1, progress=False)
+
+
+def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_result):
+    lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=50)
+    written = write_report(str(tmp_path), meyer_result, lb)
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == sorted(
+        ["leaderboard.csv", "head_to_head.csv", "report.json", "head_to_head.png", "ratings.png",
+         "bluffing.csv", "bluffing.png"]
+    )  # fmt: skip
+    assert sorted(os.listdir(tmp_path)) == names
+    for kind in ("head_to_head", "ratings", "bluffing"):
+        assert png_shape(str(tmp_path / f"{kind}.png")) == expected_shape(kind, 3)
+    with open(tmp_path / "leaderboard.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["agent"] for r in rows] == [r.label for r in lb.rows]
+    assert int(rows[0]["games"]) == 2 * 4 * 2  # two opponents, 4 deals, both seatings
+    with open(tmp_path / "head_to_head.csv") as handle:
+        assert len(list(csv.DictReader(handle))) == 3 * 2
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["games_total"] == 24 and set(data["ratings"]) == {"doubter", "honest", "bluffer"}
+    assert set(data["bluffing"]) == {"doubter", "honest", "bluffer"}
+
+
+def test_a_game_without_bluffing_has_no_bluffing_files(tmp_path):
+    result = run_tournament("syvere", ["heuristic", "random", "random"], games=2, num_players=3, workers=1, progress=False)
+    lb = leaderboard(result.labels, result.records, bootstrap=20)
+    names = sorted(os.path.basename(p) for p in write_report(str(tmp_path), result, lb))
+    assert "bluffing.png" not in names and "ratings.png" in names
+    assert png_shape(str(tmp_path / "head_to_head.png")) == expected_shape("head_to_head", 3)
+
+
+def _scripted(game, seats, events) -> GameRecord:
+    """A game record from rolls (digit strings) and action strings, checked by the engine."""
+    state = game.initial_state()
+    log = []
+    for event in events:
+        if event.isdigit():
+            state = game.apply_chance(state, tuple(int(c) for c in event))
+            log.append(event)
+        else:
+            action = game.string_to_action(state, event)
+            state = game.apply_action(state, action)
+            log.append(action)
+    assert game.is_terminal(state)
+    returns = tuple(game.returns(state))
+    task = next(t for r in range(2) if (t := GameTask(0, tuple(sorted(seats)), 0, r)).seats == tuple(seats))
+    return GameRecord(task, returns, winners_of(returns), game.scores(state), log, 0)
+
+
+def test_bluffing_profile_counts_exactly():
+    game = meyer.Game(num_players=2, lives=1)
+    # Game 1: "liar" rolls 54 and claims 66 (a lie, nothing to beat); "caller" doubts and wins.
+    one = _scripted(game, ("liar", "caller"), ["54", "claim 66", "doubt"])
+    # Game 2: "caller" (seat 0) rolls 21 and claims it truthfully; "liar" believes, rolls 32,
+    # must claim at least 21: claims 21 (a lie); "caller" doubts, right again.
+    two = _scripted(game, ("caller", "liar"), ["21", "claim 21", "believe", "32", "claim 21", "doubt"])
+    p = bluffing_profile(game, [one, two], ["liar", "caller"])
+    liar, caller = p["liar"], p["caller"]
+    assert liar.claims_by_beat == {"start": 1, "21": 1} and liar.lies_by_beat == {"start": 1, "21": 1}
+    assert liar.believes_by_claim == {"21": 1} and liar.believed_lies_by_claim == {}
+    assert liar.responses_by_claim == {"21": 1} and liar.doubt_rate() == 0.0
+    assert caller.claims_by_beat == {"start": 1} and caller.lies_by_beat == {}
+    assert caller.doubts_by_claim == {"66": 1, "21": 1} == caller.correct_doubts_by_claim
+    assert caller.doubt_rate() == 1.0 and caller.doubt_accuracy("66") == 1.0
+    assert liar.lie_rate() == 1.0 and caller.lie_rate() == 0.0 and liar.believed_lie_rate() == 0.0
+
+
+def test_bluffing_profile_of_the_honest_player_never_lies_when_it_can_tell_the_truth(meyer_result):
+    game = build_game("meyer", {"num_players": 2})
+    profiles = bluffing_profile(game, meyer_result.records, meyer_result.labels)
+    honest = profiles["honest"]
+    assert honest.lies_by_beat.get("start", 0) == 0  # nothing to beat: the honest claim is the roll
+    assert sum(honest.claims_by_beat.values()) > 0
+    with pytest.raises(ValueError, match="for Meyer"):
+        bluffing_profile(build_game("syvere", {}), [], [])
+
+
+def test_terminal_leaderboard_and_json_line(tmp_path, capsys):
+    code = main(
+        ["tournament", "meyer", "--lives", "2", "--agents", "honest", "random", "--games", "3", "--seed", "4",
+         "--db", str(tmp_path / "m.sqlite"), "--workers", "1", "--json", "--quiet"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    data = json.loads(out.strip().splitlines()[-1])
+    assert data["games_total"] == 6 and data["games_played_now"] == 6
+    assert set(data["ratings"]) == {"honest", "random"}
+    assert set(data["ratings"]["honest"]) == {"rating", "low", "high"}
+    assert data["options"] == {"lives": 2}
+    code = main(["tournament", "meyer", "--lives", "2", "--agents", "honest", "random", "--games", "3", "--seed", "4",
+                 "--db", str(tmp_path / "m.sqlite"), "--workers", "1", "--json", "--quiet"])  # fmt: skip
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["games_total"] == 6 and data["games_played_now"] == 0
+
+
+def test_print_leaderboard_marks_overlapping_neighbours(meyer_result):
+    lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=30)
+    buffer = io.StringIO()
+    print_leaderboard(lb, "title", file=buffer)
+    text = buffer.getvalue()
+    assert all(label in text for label in meyer_result.labels)
+    assert ("≈" in text) == (not all(r.separated for r in lb.rows[:-1]))
