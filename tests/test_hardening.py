@@ -308,3 +308,14 @@ def test_raw_env_before_reset_says_to_reset(name):
     for call in (lambda: env.step(0), env.last, lambda: env.observe("player_0")):
         with pytest.raises(ValueError, match="reset"):
             call()
+
+
+# -- item 7: string_to_action of a non-string ------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("text", [None, 0, 1.0, b"roll", ["roll"]], ids=repr)
+def test_string_to_action_of_a_non_string_raises_a_value_error_naming_it(name, text):
+    game = GAMES[name]()
+    state = _decision_state(game)
+    with pytest.raises(ValueError, match="string") as error:
+        game.string_to_action(state, text)
+    assert repr(text) in str(error.value)

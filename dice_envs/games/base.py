@@ -182,7 +182,15 @@ class Game(abc.ABC):
         """The rule book's string for an action id (RULES.md action strings)."""
 
     def string_to_action(self, state, text: str) -> int:
-        """The legal action whose string is ``text`` (surrounding space and case ignored)."""
+        """The legal action whose string is ``text`` (surrounding space and case ignored).
+
+        Raises:
+            ValueError: ``text`` is not a string, or no legal action has that string.
+        """
+        if not isinstance(text, str):
+            legal = self.legal_actions(state)
+            example = f" such as {self.action_to_string(state, legal[0])!r}" if legal else ""
+            raise ValueError(f"an action string must be a str{example}; got {text!r}")
         wanted = " ".join(text.lower().split())
         legal = self.legal_actions(state)
         for action in legal:
