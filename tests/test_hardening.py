@@ -319,3 +319,13 @@ def test_string_to_action_of_a_non_string_raises_a_value_error_naming_it(name, t
     with pytest.raises(ValueError, match="string") as error:
         game.string_to_action(state, text)
     assert repr(text) in str(error.value)
+
+
+# -- item 7: selections of a roll that cannot be ---------------------------------------------------
+@pytest.mark.parametrize(
+    "roll", [(1, 1, 1, 1, 1, 1, 1), (), (1, 2, 7), (0, 1), (1.0, 5), (True,), None, 5, "1234567"], ids=repr
+)
+def test_selections_of_an_impossible_roll_raise_a_value_error(roll):
+    game = tenthousand.Game()
+    with pytest.raises(ValueError, match="dice"):
+        game.selections(roll)

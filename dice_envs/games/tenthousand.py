@@ -432,8 +432,14 @@ class Game(base.Game):
         A selection is a non-empty part of the roll in which every die belongs to a scoring
         combination; its value is the best split into combinations (TT-3). An empty result means
         the roll is a bust (TT-2).
+
+        Raises:
+            ValueError: not a roll of 1..6 dice with faces 1..6 (strings of digits are accepted).
         """
-        return tuple((SELECTIONS[i], value) for i, value, _, _ in self._roll_entries(dice_mod.normalize(roll)))
+        dice = dice_mod.normalize(roll)
+        if not dice:
+            raise ValueError("a roll holds 1 to 6 dice, got none")
+        return tuple((SELECTIONS[i], value) for i, value, _, _ in self._roll_entries(dice))
 
     def _roll_entries(self, roll: tuple[int, ...]) -> tuple:
         """Cached ``(selection index, value, dice left, needs confirmation)`` of a sorted roll."""
