@@ -342,3 +342,19 @@ def test_loss_rule_does_not_lose_to_honest_or_bluffer(opponent):
     result = play_match("meyer", ["doubter", opponent], num_games=300, seed=11)
     rate, low, _ = result.records[0].win_rate()
     assert low > 0.5, result.table()  # the Wilson interval decides: it wins
+
+
+def test_doubter_parameters_are_checked():
+    g = Game(num_players=3, claim_rule="higher")
+    with pytest.raises(ValueError, match="rule must be one of loss, posterior"):
+        BayesianDoubter(g, rule="bayes")
+    with pytest.raises(ValueError, match="lie_prior"):
+        BayesianDoubter(g, lie_prior=float("nan"))
+    doubter = BayesianDoubter(g)
+    with pytest.raises(ValueError, match="players_in must be 2..3"):
+        doubter.believe_loss(meyer.claim_index("54"), players_in=4)
+    with pytest.raises(ValueError, match="cannot be believed"):
+        doubter.believe_loss(meyer.MEYER)
+    # Three seats, one entry each; a round ends with exactly one doubt, costing one life here.
+    losses = doubter.believe_loss(meyer.claim_index("54"))
+    assert len(losses) == 3 and sum(losses) == 1
