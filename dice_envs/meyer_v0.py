@@ -85,11 +85,11 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 | option | default | meaning |
 |---|---|---|
 | ``num_players`` | 2 | 2..8 (ME-1) |
-| ``lives`` | 6 | lives of every player at the start, >= 1 (ME-1) |
+| ``lives`` | 6 | lives of every player at the start, 1 .. 100 (ME-1) |
 | ``lille_meyer`` | ``True`` | ``31`` ranks second; ``False``: ``31`` is the lowest roll (ME-2) |
 | ``claim_rule`` | ``"at_least"`` | a claim must be at least the previous claim; ``"higher"``: strictly higher (ME-4) |
 | ``blind_reroll`` | ``False`` | a believer may roll once more, unseen, instead of claiming (ME-5) |
-| ``meyer_costs`` | 1 | lives lost by the loser of a doubted ``21`` claim, >= 1 (ME-6) |
+| ``meyer_costs`` | 1 | lives lost by the loser of a doubted ``21`` claim, 1 .. 100 (ME-6) |
 | ``end`` | ``"last_standing"`` | the last player with lives wins; ``"first_out"``: the first player out loses, all others win (ME-7) |
 | ``first_starter`` | 0 | the seat that starts the first round (C-4) |
 | ``history`` | 8 | H, how many of the round's claims the observation lists, 0..64 |

@@ -42,8 +42,8 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 | option | default | meaning |
 |---|---|---|
 | ``num_players`` | 2 | 2..8 (SY-1) |
-| ``elimination`` | 77 | a total at or above this is out (SY-8) |
-| ``max_rolls`` | 3 | the round starter's roll limit (SY-6) |
+| ``elimination`` | 77 | a total at or above this is out (SY-8), 1 .. 1000 |
+| ``max_rolls`` | 3 | the round starter's roll limit (SY-6), 1 .. 100 |
 | ``next_starter`` | ``"right"`` | who starts the next round: ``"right"`` (previous seat, SY-10) or ``"left"`` |
 | ``first_starter`` | 0 | the seat that starts the first round (C-4) |
 | ``render_mode`` | ``None`` | ``"ansi"`` or ``"human"`` |

@@ -329,3 +329,37 @@ def test_selections_of_an_impossible_roll_raise_a_value_error(roll):
     game = tenthousand.Game()
     with pytest.raises(ValueError, match="dice"):
         game.selections(roll)
+
+
+# -- item 7: every unbounded option has an upper bound ----------------------------------------------
+UPPER_BOUNDS = [
+    ("syvere", "elimination", 1000),
+    ("syvere", "max_rolls", 100),
+    ("meyer", "lives", 100),
+    ("meyer", "meyer_costs", 100),
+    ("tenthousand", "target", 1_000_000),
+    ("tenthousand", "bust_penalty", 1_000_000),
+    ("tenthousand", "bust_penalty_after", 100),
+    ("tenthousand", "straight", 1_000_000),
+    ("tenthousand", "three_pairs", 1_000_000),
+]
+
+
+@pytest.mark.parametrize("name, option, high", UPPER_BOUNDS)
+def test_every_unbounded_option_has_an_upper_bound_and_finite_observation_bounds(name, option, high):
+    game = GAMES[name](**{option: high})
+    for bound in (game.observation_low, game.observation_high):
+        assert bound.dtype == np.float32 and np.all(np.isfinite(bound))
+        assert np.array_equal(bound, bound.astype(np.float64).round())  # exact integers in float32
+    step = 50 if name == "tenthousand" and option != "bust_penalty_after" else 1
+    for too_big in (high + step, int(3.4e38), 10**400):
+        with pytest.raises(ValueError, match=option) as error:
+            GAMES[name](**{option: too_big})
+        assert str(high) in str(error.value)
+
+
+def test_tenthousand_opening_and_min_bank_are_bounded_by_the_target():
+    game = tenthousand.Game(target=1_000_000, opening=1_000_000, min_bank=1_000_000)
+    assert np.all(np.isfinite(game.observation_high))
+    with pytest.raises(ValueError, match="opening"):
+        tenthousand.Game(target=1000, opening=int(3.4e38))

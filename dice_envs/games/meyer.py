@@ -84,6 +84,9 @@ OVER = 2
 CLAIM_RULES = ("at_least", "higher")
 END_RULES = ("last_standing", "first_out")
 MAX_HISTORY = 64
+#: Upper bound of ``lives`` and ``meyer_costs`` (the seed plays with 6 lives and a cost of 2): far
+#: above any game a person plays, and it keeps the observation bounds small exact float32 numbers.
+MAX_LIVES = 100
 
 
 def ranking(lille_meyer: bool = True) -> tuple[int, ...]:
@@ -186,12 +189,12 @@ class Game(base.Game):
 
     Args:
         num_players: 2..8 (ME-1).
-        lives: lives of every player at the start, >= 1 (ME-1); default 6.
+        lives: lives of every player at the start, 1..100 (ME-1); default 6.
         lille_meyer: ``31`` ranks second (True, default) or lowest of all (ME-2).
         claim_rule: ``"at_least"`` (default: a claim at least as high as the previous one) or
             ``"higher"`` (strictly higher; a claim of ``21`` can then only be doubted) (ME-4).
         blind_reroll: allow a believing player one unseen second roll (ME-5); default False.
-        meyer_costs: lives lost by whoever loses the doubt of a ``21`` claim (ME-6), >= 1;
+        meyer_costs: lives lost by whoever loses the doubt of a ``21`` claim (ME-6), 1..100;
             default 1.
         end: ``"last_standing"`` (default: the last player with lives wins) or ``"first_out"``
             (the first player to lose their last life loses, all others win) (ME-7).
@@ -215,11 +218,11 @@ class Game(base.Game):
         history: int = 8,
     ):
         self.num_players = base.check_num_players(num_players)
-        self.lives = base.check_int("lives", lives, 1)
+        self.lives = base.check_int("lives", lives, 1, MAX_LIVES)
         self.lille_meyer = base.check_bool("lille_meyer", lille_meyer)
         self.claim_rule = base.check_choice("claim_rule", claim_rule, CLAIM_RULES)
         self.blind_reroll = base.check_bool("blind_reroll", blind_reroll)
-        self.meyer_costs = base.check_int("meyer_costs", meyer_costs, 1)
+        self.meyer_costs = base.check_int("meyer_costs", meyer_costs, 1, MAX_LIVES)
         self.end = base.check_choice("end", end, END_RULES)
         self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
         self.history = base.check_int("history", history, 0, MAX_HISTORY)

@@ -39,6 +39,10 @@ STOP = 1
 ACTION_STRINGS = ("roll", "stop")  # SY-12
 NUM_DICE = 6
 MAX_TURN_SCORE = 6 * NUM_DICE
+#: Upper bounds of the options (13 times the seed's 77; 33 times its 3 rolls): far above any game a
+#: person plays, and they keep every observation bound a small exact float32 number.
+MAX_ELIMINATION = 1000
+MAX_ROLLS = 100
 
 
 class State(NamedTuple):
@@ -97,8 +101,8 @@ class Game(base.Game):
 
     Args:
         num_players: 2..8 (SY-1).
-        elimination: a total at or above this is out (SY-8); default 77.
-        max_rolls: the starter's roll limit (SY-6); default 3.
+        elimination: a total at or above this is out (SY-8), 1..1000; default 77.
+        max_rolls: the starter's roll limit (SY-6), 1..100; default 3.
         next_starter: ``"right"`` (SY-10, default) or ``"left"``.
         first_starter: the seat that starts the first round (C-4); default 0.
     """
@@ -114,8 +118,8 @@ class Game(base.Game):
         first_starter: int = 0,
     ):
         self.num_players = base.check_num_players(num_players)
-        self.elimination = base.check_int("elimination", elimination, 1)
-        self.max_rolls = base.check_int("max_rolls", max_rolls, 1)
+        self.elimination = base.check_int("elimination", elimination, 1, MAX_ELIMINATION)
+        self.max_rolls = base.check_int("max_rolls", max_rolls, 1, MAX_ROLLS)
         self.next_starter = base.check_choice("next_starter", next_starter, ("right", "left"))
         self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
         self.num_actions = len(ACTION_STRINGS)
