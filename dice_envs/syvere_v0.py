@@ -53,8 +53,9 @@ Interpretations taken from RULES.md:
 
 * SY-9: the game ends only at the end of a round. A player who reaches 77 takes no further turns,
   but the round is finished for the players yet to play in it. If nobody is left in at the end of
-  a round, the fewest points wins, then the fewest points before that round; players still tied
-  share the win.
+  a round, only the players of that final round count (a player out in an earlier round cannot win,
+  however few points they have): among them the fewest points wins, then the fewest points before
+  that round; players still tied share the win.
 * SY-10: seats are numbered clockwise and play passes clockwise, so "to the right" of the previous
   starter is the previous seat: by default the last player of a round starts the next.
 * SY-3: pairs summing to 7 are set aside by rule after every roll, not by the player's choice.

@@ -363,3 +363,11 @@ def test_tenthousand_opening_and_min_bank_are_bounded_by_the_target():
     assert np.all(np.isfinite(game.observation_high))
     with pytest.raises(ValueError, match="opening"):
         tenthousand.Game(target=1000, opening=int(3.4e38))
+
+
+# -- item 7: the Syvere docs' tie-break wording (SY-9) ----------------------------------------------
+def test_syvere_docs_say_only_the_players_of_the_final_round_count_in_the_tie_break():
+    for module in (env_module("syvere"), syvere):
+        doc = " ".join(module.__doc__.split())
+        assert "only the players of that final round count" in doc, module.__name__
+        assert "a player out in an earlier round cannot win" in doc, module.__name__

@@ -18,7 +18,9 @@ Example (SY-7, the worked example of the source):
 Interpretations (RULES.md):
 
 * SY-9: the game ends only at the end of a round, so a round is always finished for the players
-  yet to play in it even after someone reaches 77.
+  yet to play in it even after someone reaches 77. If nobody is still in at its end, only the
+  players of that final round count (a player out in an earlier round cannot win): the fewest
+  points wins, then the fewest points before that round; players still tied share the win.
 * SY-10: seats sit clockwise and play passes clockwise, so the player "to the right" of the
   previous starter is the previous seat (s-1, s-2, ... still in the game).
 * SY-3: pairs summing to 7 are set aside by rule after every roll, not by choice.
