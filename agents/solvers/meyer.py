@@ -53,10 +53,8 @@ Example:
     0.233096
 """
 
-import math
 import resource
 import time
-import tracemalloc
 from fractions import Fraction
 
 import numpy as np
@@ -535,18 +533,19 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
 
     Returns:
         A JSON-able dict: ``value`` (the first starter's game value, expected C-3 return, at the
-        given ``lives``; the duel when ``lives=1``), ``lives``, ``options``, ``loop_bound``, ``residual``, ``seconds``, ``peak_memory_mib`` (Python allocations during
-        the solve, tracemalloc), ``max_rss_mib`` (the process's peak resident set) and ``lines``.
+        given ``lives``; the duel when ``lives=1``), ``lives``, ``options``, ``loop_bound``,
+        ``residual``, ``seconds`` (solve or cache load), ``table_mib`` (the tables' size),
+        ``max_rss_mib`` (the process's peak resident set, ``getrusage``), ``rss_growth_mib`` (how
+        much that peak grew during the solve) and ``lines``.
     """
     game = make_game(options)
     key = solution_options(game)
-    tracemalloc.start()
+    rss_before = _max_rss_mib()
     start = time.perf_counter()
     tables = load_or_build(SOLVER, VERSION, key, lambda: solve(key, progress=progress), cache_dir=cache_dir)
     seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    rss = _max_rss_mib()
+    table_mib = sum(np.asarray(a).nbytes for a in tables.values()) / 2**20
     v = float(tables["game_value"])
     L = game.lives
     lines = [
@@ -569,7 +568,10 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
             f"equal claims: stationary fixed point, residual {float(tables['residual']):.1e}; a player's own "
             f"decisions repeat a level with probability at most {float(tables['loop_bound']):.4f}, so rounds end"
         )
-    lines.append(f"solved in {seconds:.2f} s, peak Python memory {peak / 2**20:.1f} MiB, process peak RSS {rss:.0f} MiB")
+    lines.append(
+        f"solved (or loaded) in {seconds:.2f} s; tables {table_mib:.1f} MiB; process peak RSS {rss:.0f} MiB "
+        f"({rss - rss_before:+.0f} MiB during the solve)"
+    )
     return {
         "value": v,
         "lives": L,
@@ -577,10 +579,16 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "loop_bound": float(tables["loop_bound"]),
         "residual": float(tables["residual"]),
         "seconds": seconds,
-        "peak_memory_mib": peak / 2**20,
+        "table_mib": table_mib,
         "max_rss_mib": rss,
+        "rss_growth_mib": rss - rss_before,
         "lines": lines,
     }
+
+
+def _max_rss_mib() -> float:
+    """The process's peak resident set size so far, MiB (``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _describe(game: meyer.Game) -> str:
