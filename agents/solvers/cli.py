@@ -1,0 +1,362 @@
+"""``dice-envs solve``: run a solver, print a readable summary, save its table (issue 8, items 7-8).
+
+Usage (game options go after the game, as everywhere in the CLI)::
+
+    dice-envs solve syvere [game options] [--roll-limit L]
+    dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS]
+    dice-envs solve tenthousand [game options] --objective win
+    dice-envs solve meyer [game options] [--exploitability SPEC]
+
+and for every game ``--json`` (the last line printed is a JSON object holding at least ``value``),
+``--bench`` (time and peak memory of the solve, built afresh) and ``--cache-dir DIR`` (where the
+tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
+
+* ``syvere``: the optimal expected turn score under roll limit ``L`` (default: the game's
+  ``max_rolls``, 3), the stop thresholds, and the starter's trade-off (SY-6).
+* ``tenthousand``: the optimal expected points of one turn, for a player who has not opened and
+  has banked nothing unless ``--opened`` / ``--banked N`` say otherwise; ``--objective win``: the
+  two-player first player's win probability (:mod:`agents.solvers.tenthousand_win`).
+* ``meyer``: the first starter's game value (:mod:`agents.solvers.meyer`); ``--exploitability
+  SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`).
+
+Bad input raises ``ValueError``; the ``dice-envs`` command prints it and exits 2. ``python -m
+agents.solvers`` runs the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable
+
+GAMES = ("syvere", "tenthousand", "meyer")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises ``ValueError`` for bad usage (the top-level command prints it, exit 2)."""
+
+    def error(self, message: str):
+        raise ValueError(f"solve: {message} (run `dice-envs solve --help`)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dice-envs solve",
+        description="Solve a game exactly: print the value, save the table.",
+        epilog=(
+            "Game options go after the game as --name value (`dice-envs play GAME --help` lists them).\n"
+            "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win.\n"
+            "meyer: --exploitability SPEC."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # a prefix must never swallow a game option
+    )
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("--json", action="store_true", help="print a JSON object (with 'value') as the last line")
+    parser.add_argument("--bench", action="store_true", help="time the solve (built afresh) and measure its peak memory")
+    parser.add_argument("--cache-dir", default=None, help="directory of the solver tables")
+    parser.add_argument("--roll-limit", type=int, default=None, help="syvere: the roll limit L (default: max_rolls)")
+    parser.add_argument("--opened", action="store_true", help="tenthousand: the player has banked before (TT-7)")
+    parser.add_argument("--banked", type=int, default=0, help="tenthousand: the player's banked total (default 0)")
+    parser.add_argument("--cap", type=int, default=None, help="tenthousand: the largest turn total tabulated")
+    parser.add_argument(
+        "--objective", choices=("turn", "win"), default="turn",
+        help="tenthousand: best expected turn (default) or two-player win probability",
+    )  # fmt: skip
+    parser.add_argument("--exploitability", default=None, metavar="SPEC", help="meyer: that agent's exploitability")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def _optional(module: str, function: str) -> Callable:
+    """A function of another engineer's solver module, imported only when it is needed."""
+    try:
+        found = getattr(importlib.import_module(module), function, None)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            found = None
+        else:
+            raise
+    if found is None:
+        from dice_envs.cli import CommandUnavailable
+
+        raise CommandUnavailable(f"this solve is not available in this installation ({module}.{function} is missing)")
+    return found
+
+
+def _fraction_text(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
+
+
+# -- Syvere ----------------------------------------------------------------------------------
+def _solve_syvere(options: dict, args, cache_dir) -> dict:
+    from agents.solvers import cache
+    from agents.solvers import syvere as sy
+    from dice_envs.games import syvere as engine
+
+    game = engine.Game(**options)  # validates the options
+    limit = game.max_rolls if args.roll_limit is None else args.roll_limit
+    if not 1 <= limit <= game.max_rolls:
+        raise ValueError(f"--roll-limit must be in 1..{game.max_rolls} (the game's max_rolls), got {limit}")
+    solution = sy.solve(game.max_rolls, cache_dir=cache_dir, use_cache=True)
+    value = solution.turn_values[limit]
+    lines = [
+        f"Syvere, one turn, roll limit {limit}: optimal expected turn score {float(value):.4f} "
+        f"(exactly {_fraction_text(value)})",
+        "expected turn score by roll limit: "
+        + ", ".join(f"L={L}: {float(v):.4f}" for L, v in solution.turn_values.items()),
+        f"stop thresholds (stop when the dice left sum to at most this), limit {limit}:",
+        "  rolls left   " + " ".join(f"{k} dice" for k in range(1, sy.NUM_DICE + 1)),
+    ]
+    for r in range(1, limit):
+        row = " ".join(f"{solution.stop_threshold(k, r):>6d}" for k in range(1, sy.NUM_DICE + 1))
+        lines.append(f"  {r:>10d}   {row}")
+    tradeoff = sy.starter_tradeoff(limit)
+    margin = sy.starter_tradeoff(limit, weight=1)
+    lines.append(f"starter's trade-off (SY-6), limit {limit}: the starter's rolls are the others' limit")
+    lines.append("  policy          rolls  probability  starter's score  each other's score")
+    for label, rows in (("turn-optimal", tradeoff), ("margin (w=1)", margin)):
+        for row in rows:
+            lines.append(
+                f"  {label:<14} {row.rolls:>6d} {float(row.probability):>12.4f} "
+                f"{float(row.starter_score):>16.4f} {float(row.others_score):>19.4f}"
+            )
+    plans = sy.planned_limits(limit)
+    margin_plans = sy.planned_limits(limit, weight=1)
+    lines.append("  expected scores: starter / each other player / margin")
+    for label, rows in (("turn-optimal", plans), ("margin (w=1)", margin_plans)):
+        for row in rows:
+            lines.append(
+                f"  {label:<14} at most {row.plan} roll(s): {float(row.starter_score):.4f} / "
+                f"{float(row.others_score):.4f} / {float(row.others_score - row.starter_score):+.4f}"
+            )
+    path = cache.cache_path(sy.SOLVER, sy.VERSION, {"max_rolls": game.max_rolls}, cache_dir)
+    lines.append(f"table: {path}")
+
+    def rows_json(rows):
+        return [
+            {"rolls": r.rolls, "probability": float(r.probability), "starter_score": float(r.starter_score),
+             "others_score": float(r.others_score)}
+            for r in rows
+        ]  # fmt: skip
+
+    return {
+        "game": "syvere",
+        "objective": "turn",
+        "roll_limit": limit,
+        "value": float(value),
+        "value_exact": _fraction_text(value),
+        "turn_values": {str(L): float(v) for L, v in solution.turn_values.items()},
+        "stop_thresholds": {
+            str(r): [solution.stop_threshold(k, r) for k in range(1, sy.NUM_DICE + 1)] for r in range(1, limit)
+        },
+        "starter_tradeoff": rows_json(tradeoff),
+        "starter_tradeoff_margin": rows_json(margin),
+        "planned_limits": [
+            {"plan": r.plan, "starter_score": float(r.starter_score), "others_score": float(r.others_score),
+             "limit_distribution": [float(q) for q in r.limit_distribution]}
+            for r in plans
+        ],  # fmt: skip
+        "table": str(path),
+        "lines": lines,
+    }
+
+
+# -- Ten thousand ----------------------------------------------------------------------------
+def _stop_totals(solution) -> dict[int, int | None]:
+    """For each number of dice to roll next: the turn total from which a bank is worth at least
+    rolling on (and stays so up to the cap), or ``None`` if rolling on stays better."""
+    from agents.solvers.tenthousand import STEP
+
+    out = {}
+    table, bank = solution.table, solution.bank
+    last = min(len(table), len(bank)) - 1
+    cap_units = solution.cap // STEP
+    for k in range(1, 7):
+        start = None
+        for u in range(min(last, cap_units), 0, -1):
+            if bank[u] >= 0 and bank[u] >= table[u, k] - 1e-9:
+                start = u
+            else:
+                break
+        out[k] = None if start is None else start * STEP
+    return out
+
+
+def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
+    if args.objective == "win":
+        for flag, given in (("--opened", args.opened), ("--banked", args.banked != 0), ("--cap", args.cap is not None)):
+            if given:
+                raise ValueError(f"{flag} is for --objective turn; --objective win solves the whole two-player game")
+        summary = _optional("agents.solvers.tenthousand_win", "cli_summary")(
+            options, cache_dir=cache_dir, progress=progress
+        )
+        return {"game": "tenthousand", "objective": "win", **summary}
+
+    from agents.solvers import cache
+    from agents.solvers import tenthousand as tts
+    from dice_envs.games import tenthousand as engine
+
+    game = engine.Game(**options)  # validates the options
+    cap = tts.DEFAULT_CAP if args.cap is None else args.cap
+    if args.banked % tts.STEP:
+        raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {args.banked}")
+    bar = None
+    report = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=cap // tts.STEP + 1, desc="solving turn totals", unit="total", file=sys.stderr, leave=False)
+
+        def report(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        solution = tts.solve(game, opened=args.opened, banked=args.banked, cap=cap, cache_dir=cache_dir,
+                             use_cache=True, progress=report)  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    key = tts._key(game, args.opened, args.banked, cap)
+    path = cache.cache_path(tts.SOLVER, tts.VERSION, key, cache_dir)
+    who = "opened" if args.opened else "not yet opened"
+    context = f"a player who has {who}, banked {args.banked}"
+    if key["banked"] is None and args.banked:
+        context += " (the banked total does not change a turn under these options)"
+    lines = [
+        f"10 000 ({game.preset}{''.join(f', {k}={v}' for k, v in options.items() if k != 'preset')}), one turn, "
+        f"{context}: optimal expected banked points {solution.value:.4f}",
+        f"turn totals tabulated up to {solution.cap} (beyond it rolling on counts 0"
+        + ("; at this default cap doubling it changes no printed digit)" if args.cap is None else ")"),
+        "bank rather than roll k dice on from a turn total of (while a bank is allowed):",
+    ]
+    stops = _stop_totals(solution)
+    lines.append("  " + ", ".join(f"{k} dice: {'never' if t is None else t}" for k, t in stops.items()))
+    lines.append("value of rolling k dice at turn total 0 (a fresh turn has 6): "
+                 + ", ".join(f"{k}: {solution.table[0, k]:.4f}" for k in range(1, 7)))  # fmt: skip
+    lines.append(f"table: {path}")
+    return {
+        "game": "tenthousand",
+        "objective": "turn",
+        "options": dict(game.options),
+        "opened": bool(args.opened),
+        "banked": int(args.banked),
+        "cap": int(cap),
+        "value": solution.value,
+        "roll_values_at_zero": {str(k): float(solution.table[0, k]) for k in range(1, 7)},
+        "bank_from": {str(k): t for k, t in stops.items()},
+        "table": str(path),
+        "lines": lines,
+    }
+
+
+# -- Meyer -----------------------------------------------------------------------------------
+def _solve_meyer(options: dict, args, cache_dir, progress: bool) -> dict:
+    if args.exploitability is not None:
+        summary = _optional("evaluate.exploitability", "cli_summary")(
+            options, args.exploitability, cache_dir=cache_dir, progress=progress
+        )
+        return {"game": "meyer", "objective": "exploitability", "spec": args.exploitability, **summary}
+    summary = _optional("agents.solvers.meyer", "cli_summary")(options, cache_dir=cache_dir, progress=progress)
+    return {"game": "meyer", "objective": "value", **summary}
+
+
+# -- the command -----------------------------------------------------------------------------
+def _check_flags(args) -> None:
+    """Refuse a flag given for a game it does not apply to."""
+    per_game = {
+        "--roll-limit": ("syvere", args.roll_limit is not None),
+        "--opened": ("tenthousand", args.opened),
+        "--banked": ("tenthousand", args.banked != 0),
+        "--cap": ("tenthousand", args.cap is not None),
+        "--objective": ("tenthousand", args.objective != "turn"),
+        "--exploitability": ("meyer", args.exploitability is not None),
+    }
+    for flag, (game, given) in per_game.items():
+        if given and args.game != game:
+            raise ValueError(f"{flag} is an option of `solve {game}`, not of `solve {args.game}`")
+
+
+def compute(game: str, options: dict, args, cache_dir=None, progress: bool = False) -> dict:
+    """Run the solve that ``args`` asks for; returns the summary (``value``, ``lines``, ...)."""
+    if game == "syvere":
+        return _solve_syvere(options, args, cache_dir)
+    if game == "tenthousand":
+        return _solve_tenthousand(options, args, cache_dir, progress)
+    return _solve_meyer(options, args, cache_dir, progress)
+
+
+def _fresh_solver_state(game: str) -> None:
+    """Forget the in-process memos of this package's solvers, so a bench times a full build."""
+    if game == "syvere":
+        from agents.solvers import syvere as sy
+
+        for memo in (sy._roll_results, sy.roll_value, sy.starter_roll_value, sy._rolls_made, sy._turn_game):
+            memo.cache_clear()
+
+
+def bench(game: str, options: dict, args) -> dict:
+    """Time the solve built afresh (an empty cache directory), then measure its peak memory.
+
+    Two runs: the first is timed without tracing; the second runs under :mod:`tracemalloc`
+    (which slows Python code) for the peak of memory allocated during the solve. The process's
+    maximum resident set size (``resource.getrusage``) is reported beside them.
+    """
+    figures = {}
+    with tempfile.TemporaryDirectory() as empty:
+        _fresh_solver_state(game)
+        start = time.perf_counter()
+        summary = compute(game, options, args, cache_dir=empty, progress=False)
+        figures["seconds"] = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as empty:
+        _fresh_solver_state(game)
+        tracemalloc.start()
+        try:
+            compute(game, options, args, cache_dir=empty, progress=False)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        figures["peak_mib"] = peak / 2**20
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    figures["max_rss_mib"] = rss / 2**20 if sys.platform == "darwin" else rss / 2**10  # bytes on macOS, KiB elsewhere
+    figures["value"] = summary["value"]
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``dice-envs solve GAME [game options] [--json] [--bench] [--cache-dir DIR] ...``; returns 0.
+
+    Raises:
+        ValueError: a bad game, option, flag or value (the message names it).
+    """
+    args, rest = _parser().parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    _check_flags(args)
+    from dice_envs.options import parse_game_options
+
+    options = parse_game_options(args.game, rest)
+    cache_dir = Path(args.cache_dir) if args.cache_dir else None
+    progress = not args.no_progress
+    summary = compute(args.game, options, args, cache_dir=cache_dir, progress=progress)
+    for line in summary.get("lines", []):
+        print(line)
+    if args.bench:
+        figures = bench(args.game, options, args)
+        print(
+            f"bench: {figures['seconds']:.3f} s (built afresh, untraced); peak memory {figures['peak_mib']:.1f} MiB "
+            f"(tracemalloc); max RSS of the process {figures['max_rss_mib']:.0f} MiB"
+        )
+        summary["bench"] = figures
+    if args.json:
+        data = {key: value for key, value in summary.items() if key != "lines"}
+        print(json.dumps(data, default=str))
+    return 0
