@@ -1,4 +1,4 @@
-"""The envs of this package and their registration in PettingZoo's registry."""
+"""The envs of this package and their registration in PettingZoo's and Gymnasium's registries."""
 
 from __future__ import annotations
 
@@ -15,11 +15,34 @@ ENVS: dict[str, str] = {
 }
 
 
+#: Gymnasium id -> entry point of the single-agent view (one seat against opponents, in
+#: :mod:`train.view`). String entry points: nothing is imported until ``gymnasium.make``.
+GYM_ENVS: dict[str, str] = {
+    "dice/Syvere-v0": "train.view:make_syvere",
+    "dice/TenThousand-v0": "train.view:make_tenthousand",
+    "dice/Meyer-v0": "train.view:make_meyer",
+}
+
+#: Env modules of earlier versions -> the module that replaced them.
+REPLACED: dict[str, str] = {"tenthousand_v0": "tenthousand_v1"}
+
+
 def register_envs() -> None:
-    """Register every env in PettingZoo's AEC registry (done on ``import dice_envs``)."""
+    """Register every env in PettingZoo's AEC registry and every single-agent view in Gymnasium's
+    (done on ``import dice_envs``; registering again changes nothing)."""
+    import gymnasium  # already imported by pettingzoo
+
     for env_id, module in ENVS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
+    for gym_id, entry_point in GYM_ENVS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(id=gym_id, entry_point=entry_point)
+
+
+def module_names() -> list[str]:
+    """The env modules' names as attributes of the package: ``["syvere_v0", ...]``."""
+    return [module.rsplit(".", 1)[1] for module in ENVS.values()]
 
 
 def env_id(name: str) -> str:

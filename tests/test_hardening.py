@@ -371,3 +371,61 @@ def test_syvere_docs_say_only_the_players_of_the_final_round_count_in_the_tie_br
         doc = " ".join(module.__doc__.split())
         assert "only the players of that final round count" in doc, module.__name__
         assert "a player out in an earlier round cannot win" in doc, module.__name__
+
+
+# -- item 9: env modules as lazy attributes of the package; Gymnasium ids ---------------------------
+def _run_python(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_env_modules_are_lazy_attributes_of_the_package_and_import_stays_light():
+    out = _run_python(
+        "import sys\n"
+        "import dice_envs\n"
+        "heavy = ['dice_envs.env', 'dice_envs.syvere_v0', 'dice_envs.meyer_v0', 'dice_envs.tenthousand_v1',\n"
+        "         'dice_envs.games', 'train', 'agents', 'evaluate',\n"
+        "         'torch', 'stable_baselines3', 'scipy', 'numba', 'matplotlib']\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "module = dice_envs.syvere_v0\n"
+        "print(module.__name__, 'dice_envs.syvere_v0' in sys.modules, module.raw_env().game.name)\n"
+        "print(dice_envs.tenthousand_v1.__name__, dice_envs.meyer_v0.__name__)\n"
+        "print(all(name in dir(dice_envs) for name in ('syvere_v0', 'meyer_v0', 'tenthousand_v1')))\n"
+    )
+    assert out.splitlines() == [
+        "[]",
+        "dice_envs.syvere_v0 True syvere",
+        "dice_envs.tenthousand_v1 dice_envs.meyer_v0",
+        "True",
+    ]
+
+
+def test_an_unknown_or_old_env_attribute_says_what_exists():
+    import dice_envs
+
+    with pytest.raises(AttributeError, match="tenthousand_v1"):
+        dice_envs.tenthousand_v0  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'chess_v0'"):
+        dice_envs.chess_v0  # noqa: B018
+
+
+def test_gymnasium_ids_are_registered_on_import_with_lazy_string_entry_points():
+    out = _run_python(
+        "import sys\n"
+        "import gymnasium\n"
+        "import dice_envs\n"
+        "for name in ('Syvere', 'TenThousand', 'Meyer'):\n"
+        "    spec = gymnasium.spec(f'dice/{name}-v0')\n"
+        "    print(spec.id, spec.entry_point)\n"
+        "print('train.view' in sys.modules)\n"
+    )
+    assert out.splitlines() == [
+        "dice/Syvere-v0 train.view:make_syvere",
+        "dice/TenThousand-v0 train.view:make_tenthousand",
+        "dice/Meyer-v0 train.view:make_meyer",
+        "False",
+    ]
