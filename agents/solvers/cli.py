@@ -301,7 +301,7 @@ def _fresh_solver_state(game: str) -> None:
     if game == "syvere":
         from agents.solvers import syvere as sy
 
-        for memo in (sy._roll_results, sy.roll_value, sy.starter_roll_value, sy._rolls_made, sy._turn_game):
+        for memo in (sy._roll_results, sy._roll_value, sy.starter_roll_value, sy._rolls_made, sy._turn_game):
             memo.cache_clear()
 
 

@@ -72,7 +72,6 @@ def _roll_results(k: int) -> tuple[tuple[Fraction, tuple[int, ...]], ...]:
     return tuple((p, rem) for rem, p in sorted(merged.items()))
 
 
-@lru_cache(maxsize=None)
 def roll_value(k: int, rolls_left: int) -> Fraction:
     """Exact expected turn score of rolling ``k`` dice with ``rolls_left`` rolls left, played optimally.
 
@@ -87,9 +86,14 @@ def roll_value(k: int, rolls_left: int) -> Fraction:
         raise ValueError(f"k (dice to roll) must be an integer in 1..{NUM_DICE}, got {k!r}")
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, (int, np.integer)) or rolls_left < 1:
         raise ValueError(f"rolls_left must be an integer >= 1, got {rolls_left!r}")
+    return _roll_value(int(k), int(rolls_left))  # checked before the cache: True == 1 would find 1's entry
+
+
+@lru_cache(maxsize=None)
+def _roll_value(k: int, rolls_left: int) -> Fraction:
     total = Fraction(0)
-    for p, remaining in _roll_results(int(k)):
-        total += p * _after(remaining, int(rolls_left) - 1)
+    for p, remaining in _roll_results(k):
+        total += p * _after(remaining, rolls_left - 1)
     return total
 
 
@@ -98,7 +102,7 @@ def _after(remaining: tuple[int, ...], rolls_left: int) -> Fraction:
     held = Fraction(sum(remaining))
     if not remaining or rolls_left == 0:
         return held
-    return min(held, roll_value(len(remaining), rolls_left))
+    return min(held, _roll_value(len(remaining), rolls_left))
 
 
 def should_stop(dice_left: int, held_sum: int, rolls_left: int) -> bool:
