@@ -302,12 +302,25 @@ class BayesianDoubter(MeyerAgent):
     probability 1/18). With the default options it doubts an opening claim of a pair or better
     and believes an opening ``65`` or lower.
 
-    Measured (2 players, 6 lives, default options), win rate with its 95% Wilson interval,
-    seats rotated, 500 games each (``evaluate.match.play_match("meyer", ["doubter", OPPONENT],
-    num_games=500, seed=1)``): against the ``claim 21``-then-always-doubt exploiter 1.000
-    [0.992, 1.000] (the ``posterior`` rule: 0.000 [0.000, 0.008]); against ``honest`` 0.718
-    [0.677, 0.756] (``posterior``: 0.680); against ``bluffer`` 0.928 [0.902, 0.948]
-    (``posterior``: 0.562); against ``random`` 0.988 [0.974, 0.994] (``posterior``: 0.726).
+    Measured (2 players, 6 lives, default options): the doubter's win rate with its 95% Wilson
+    interval over 5000 games, seats rotated (``evaluate.match.play_match("meyer", ["doubter",
+    OPPONENT], num_games=5000, seed=2026)``; the slow test ``test_doubter_strength_5000_games``
+    repeats it):
+
+    ============================================  ======================  ======================
+    opponent                                      ``rule="loss"``         ``rule="posterior"``
+    ============================================  ======================  ======================
+    ``claim 21``-then-always-doubt (the exploit)  1.000 [0.999, 1.000]    0.000 [0.000, 0.001]
+    ``honest``                                    0.742 [0.729, 0.754]    0.677 [0.664, 0.689]
+    ``bluffer``                                   0.912 [0.903, 0.919]    0.557 [0.543, 0.571]
+    ``random``                                    0.991 [0.988, 0.993]
+    ============================================  ======================  ======================
+
+    Where equal claims may follow each other, the answers to them that the fixed point keeps are
+    the consistent ones; when both answers are consistent the model keeps "doubt", and when
+    neither is (it happens for a few option sets, e.g. ``lie_prior=1``) it keeps "doubt" as well,
+    so the model's round always ends. Tests check the table against the same round played out
+    through the engine, seat by seat (``tests/test_meyer_agents.py``).
 
     Claims like :class:`HonestAgent`. Deterministic.
 

@@ -358,3 +358,17 @@ def test_doubter_parameters_are_checked():
     # Three seats, one entry each; a round ends with exactly one doubt, costing one life here.
     losses = doubter.believe_loss(meyer.claim_index("54"))
     assert len(losses) == 3 and sum(losses) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "opponent, low, high",
+    [("claim21", 0.99, 1.0), ("honest", 0.70, 1.0), ("bluffer", 0.85, 1.0), ("random", 0.95, 1.0)],
+)
+def test_doubter_strength_5000_games(opponent, low, high):
+    # The measurement quoted in BayesianDoubter's docstring (about half a minute each).
+    entrant = Claim21ThenDoubt(Game()) if opponent == "claim21" else opponent
+    result = play_match("meyer", ["doubter", entrant], num_games=5000, seed=2026)
+    rate, lower, upper = result.records[0].win_rate()
+    print(result.table())
+    assert low < lower and upper <= high, result.table()
