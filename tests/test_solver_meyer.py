@@ -209,3 +209,14 @@ def test_cli_summary(cache):
     assert out["value"] == pytest.approx(float(solve({"lives": 1})["game_value"]), abs=1e-12)
     assert out["lines"] and "game value" in out["lines"][1]
     assert out["seconds"] >= 0 and out["table_mib"] > 0 and out["max_rss_mib"] > 0
+
+
+def test_describe_level(cache):
+    lines = solver.describe_level({"lives": 1}, beat="54", cache_dir=cache)
+    # over 54 the responder doubts every claim, so the roller's value is P(dice >= 54) - P(below)
+    assert lines[0].endswith(f"{(22 - 14) / 36:+.6f}")
+    assert len(lines) == 1 + meyer.NUM_CLAIMS + 1
+    with pytest.raises(ValueError, match="lives"):
+        solver.describe_level({"lives": 1}, lives=(2, 1), cache_dir=cache)
+    with pytest.raises(ValueError, match="nothing can be claimed"):
+        solver.describe_level({"lives": 1, "claim_rule": "higher"}, beat="21", cache_dir=cache)

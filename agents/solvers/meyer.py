@@ -61,7 +61,7 @@ import numpy as np
 from scipy.optimize import brentq, linprog
 
 from agents.base import Agent, legal_of
-from agents.solvers.cache import load_or_build
+from agents.solvers.cache import cache_path, load_or_build
 from dice_envs.games import meyer
 
 #: Bumped whenever the tables' meaning or layout changes (the cache then rebuilds them).
@@ -560,6 +560,12 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "first claim of a round (starter's equilibrium, most likely): "
         + ", ".join(f"{n} {p:.3f}" for n, (_, p) in zip(names, top))
     )
+    doubted = [
+        f"{meyer.CLAIM_NAMES[game.claim_of_rank[y]]} {tables['doubt'][L - 1, L - 1, 0, y, 0]:.2f}"
+        for y in range(NUM_RANKS - 1, -1, -1)
+        if tables["doubt"][L - 1, L - 1, 0, y, 0] > 1e-9
+    ]
+    lines.append("P(doubt) of a round's first claim: " + (", ".join(doubted) if doubted else "never doubted"))
     if L > 1:
         lines.append(f"value of a round's starter by lives (own, opponent's): 1v1 {value[0, 0, 0]:+.6f}, "
                      f"{L}v1 {value[L - 1, 0, 0]:+.6f}, 1v{L} {value[0, L - 1, 0]:+.6f}")
@@ -572,8 +578,11 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         f"solved (or loaded) in {seconds:.2f} s; tables {table_mib:.1f} MiB; process peak RSS {rss:.0f} MiB "
         f"({rss - rss_before:+.0f} MiB during the solve)"
     )
+    path = cache_path(SOLVER, VERSION, key, cache_dir)
+    lines.append(f"tables (claim and doubt probabilities by lives, claim to beat, dice): {path}")
     return {
         "value": v,
+        "table": str(path),
         "lives": L,
         "options": key,
         "loop_bound": float(tables["loop_bound"]),
@@ -584,6 +593,38 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "rss_growth_mib": rss - rss_before,
         "lines": lines,
     }
+
+
+def describe_level(options: dict | None = None, lives: tuple[int, int] | None = None, beat: str | None = None, cache_dir=None) -> list[str]:
+    """The equilibrium at one situation, as text: the roller's claim probabilities by their dice and
+    the responder's doubt probability by claim.
+
+    Args:
+        options: Meyer options.
+        lives: (the roller's lives, the responder's); default: both at the game's ``lives``.
+        beat: the claim to beat, e.g. ``"54"``; default: none (a round's first claim).
+        cache_dir: the solver cache directory.
+    """
+    game = make_game(options)
+    tables = load_tables(solution_options(game), cache_dir=cache_dir)
+    r, o = lives if lives is not None else (game.lives, game.lives)
+    for n in (r, o):
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.lives:
+            raise ValueError(f"lives must be two numbers in 1..{game.lives}, got {lives!r}")
+    b = -1 if beat is None else game.rank[meyer.claim_index(beat)]
+    if b >= 0 and not Rules(game).legal[b]:
+        raise ValueError(f"nothing can be claimed over {beat} with claim_rule={game.claim_rule!r}")
+    k = (r - 1, o - 1, b + 1)
+    name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
+    lines = [f"{'round start' if b < 0 else 'to beat ' + name[b]}, lives {r} (roller) v {o}: value {tables['value'][k]:+.6f}"]
+    for d in range(NUM_RANKS - 1, -1, -1):
+        row = [f"{name[y]} {p:.3f}" for y, p in enumerate(tables["claim"][k + (d,)]) if p > 5e-4]
+        if tables["reroll"][k + (d,)] > 5e-4:
+            row.append(f"reroll {tables['reroll'][k + (d,)]:.3f}")
+        lines.append(f"  dice {name[d]}: " + ", ".join(row[::-1]))
+    doubts = [f"{name[y]} {tables['doubt'][k + (y, 0)]:.3f}" for y in range(NUM_RANKS - 1, -1, -1) if y in Rules(game).legal[b]]
+    lines.append("  P(doubt) by claim: " + ", ".join(doubts))
+    return lines
 
 
 def _max_rss_mib() -> float:
@@ -602,4 +643,4 @@ def _describe(game: meyer.Game) -> str:
     return ", ".join(parts)
 
 
-__all__ = ["EquilibriumAgent", "Rules", "cli_summary", "load_tables", "make_game", "solve", "solve_level"]
+__all__ = ["EquilibriumAgent", "Rules", "cli_summary", "describe_level", "load_tables", "make_game", "solve", "solve_level"]
