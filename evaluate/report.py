@@ -68,7 +68,7 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
             f"[{r.win_low:.3f}, {r.win_high:.3f}]",
             f"{r.mean_return:+.3f}",
         )
-    console = Console(file=file, width=max(100, Console(file=file).width))
+    console = Console(file=file, width=max(120, Console(file=file).width))
     console.print(table)
     if not all(r.separated for r in lb.rows):
         console.print("≈ : this entrant's rating interval overlaps the next one's (not separated)")

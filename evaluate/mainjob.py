@@ -1,0 +1,142 @@
+"""The tournament half of the README's main job: rank every agent of every game.
+
+``python -m evaluate.mainjob`` plays one tournament per game between the built-in agents, the
+solver agents that build in seconds, the trained checkpoint shipped with the package (SPEC
+``trained``, when one ships and loads) and any checkpoints given with ``--checkpoint``
+(``--checkpoint syvere=runs/syvere/final``: the training run that precedes it). Each tournament
+keeps its games in ``OUT/<game>.sqlite`` and writes its report into ``OUT/<game>/``; the
+leaderboards, with how long each part took, also go to ``OUT/summary.md``.
+
+Entrants of each game (:data:`ENTRANTS`); an entrant that is not available in this installation
+(a missing extra, no shipped checkpoint) is left out with a note. Meyer's ``equilibrium`` solves
+linear programmes the first time (tens of seconds; cached afterwards); 10 000's ``winprob`` takes
+minutes and is left out.
+
+Re-running plays only the games the databases lack; when a checkpoint has changed since its games
+were stored, its game's old database is kept under a new name and the tournament starts afresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+#: game -> (entrants, deals per pair). The deals are chosen so that the three tournaments take a
+#: few minutes on two cores (see the README for the figures of a run).
+ENTRANTS: dict[str, tuple[list[str], int]] = {
+    "syvere": (["trained", "optimal", "heuristic", "random"], 500),
+    "tenthousand": (["trained", "optimal", "heuristic", "greedy", "random"], 150),
+    "meyer": (["trained", "equilibrium", "doubter", "honest", "bluffer", "random"], 150),
+}
+
+
+def available(game_name: str, specs: list[str]) -> tuple[list[str], list[str]]:
+    """The SPECs whose agents can be built here, and a note for each that cannot."""
+    from evaluate.tournament import build_agents, build_game, make_labels
+
+    game = build_game(game_name, {"num_players": 2})
+    keep, notes = [], []
+    for spec in specs:
+        try:
+            build_agents(game, [spec], make_labels(game_name, [spec]))
+        except ValueError as exc:
+            notes.append(f"{game_name}: left out {spec!r}: {exc}")
+        else:
+            keep.append(spec)
+    return keep, notes
+
+
+def run_game(game_name: str, specs: list[str], games: int, out: str, workers: int | None, seed: int) -> tuple:
+    """One game's tournament with its store and report; returns (result, leaderboard, seconds)."""
+    from evaluate.ratings import leaderboard
+    from evaluate.report import print_leaderboard, write_report
+    from evaluate.tournament import run_tournament
+
+    db = os.path.join(out, f"{game_name}.sqlite")
+    start = time.perf_counter()
+    kwargs = dict(games=games, seed=seed, db=db, workers=workers, progress=True)
+    try:
+        result = run_tournament(game_name, specs, **kwargs)
+    except ValueError as exc:
+        if "stands for other" not in str(exc) and "holds results of another setting" not in str(exc):
+            raise
+        kept = db.replace(".sqlite", time.strftime("-%Y%m%d-%H%M%S.sqlite"))
+        os.replace(db, kept)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.replace(db + suffix, kept + suffix)
+        print(f"{game_name}: {exc}\n  -> the old database is kept as {kept}; starting afresh", file=sys.stderr)
+        result = run_tournament(game_name, specs, **kwargs)
+    lb = leaderboard(result.labels, result.records, bootstrap=200, seed=seed)
+    title = (
+        f"{game_name}: {len(result.labels)} agents, every pair, {games} deals x 2 seatings, common dice, "
+        f"{len(result.records)} games"
+    )
+    print_leaderboard(lb, title)
+    write_report(os.path.join(out, game_name), result, lb)
+    seconds = time.perf_counter() - start
+    rate = f"{result.games_per_second:,.0f} games/s" if result.played_now else "all stored already"
+    print(f"{game_name}: {result.played_now} games played now ({rate}); {seconds:.0f} s with the report\n")
+    return result, lb, seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluate.mainjob", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=os.path.join("results", "tournament"), help="databases and reports")
+    parser.add_argument(
+        "--checkpoint", action="append", default=[], metavar="GAME=PATH", help="a trained checkpoint to enter"
+    )
+    parser.add_argument("--games", type=float, default=1.0, metavar="SCALE", help="scale the deals per pair")
+    parser.add_argument("--only", nargs="+", choices=list(ENTRANTS), default=list(ENTRANTS), help="these games only")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: the number of cores)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    extra: dict[str, list[str]] = {}
+    for item in args.checkpoint:
+        game_name, sep, path = item.partition("=")
+        if not sep or game_name not in ENTRANTS or not path:
+            raise ValueError(f"--checkpoint takes GAME=PATH with GAME one of {', '.join(ENTRANTS)}, got {item!r}")
+        extra.setdefault(game_name, []).append(path)
+    os.makedirs(args.out, exist_ok=True)
+    start = time.perf_counter()
+    summary = ["# Tournaments of the main job", ""]
+    for game_name in args.only:
+        specs, deals = ENTRANTS[game_name]
+        specs, notes = available(game_name, specs + extra.get(game_name, []))
+        for note in notes:
+            print(note, file=sys.stderr)
+        games = max(1, round(deals * args.games))
+        result, lb, seconds = run_game(game_name, specs, games, args.out, args.workers, args.seed)
+        summary += [
+            f"## {game_name}",
+            "",
+            f"{len(result.records)} games ({games} deals per pair, both seatings, common dice, seed {args.seed}); "
+            f"{result.played_now} played in this run at {result.games_per_second:,.0f} games/s with "
+            f"{result.workers} workers; {seconds:.0f} s with the report.",
+            "",
+            "```",
+            lb.text(),
+            "```",
+            "",
+            *[f"- {note}" for note in notes],
+            "",
+        ]
+    total = time.perf_counter() - start
+    summary.append(f"Wall time of the tournaments: {total:.0f} s.")
+    path = os.path.join(args.out, "summary.md")
+    with open(path, "w") as handle:
+        handle.write("\n".join(summary) + "\n")
+    print(f"tournaments done in {total:.0f} s; leaderboards in {path}, reports in {args.out}/<game>/")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except ValueError as exc:
+        print(f"python -m evaluate.mainjob: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
