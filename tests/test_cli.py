@@ -137,3 +137,131 @@ def test_match_games_are_keyed_by_seed_and_number_not_drawn_up_front():
     assert len(keys) == 150
     dice, agents = game_seeds(0, 10**11, 3)
     assert len(agents) == 3 and len({dice, *agents}) == 4
+
+
+# -- issue 7 item 4: CLI tracebacks and slips --------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["syvere", "tenthousand", "meyer"])
+def test_match_runs_with_its_default_agents_for_every_game(game, capsys):
+    from evaluate.match import DEFAULT_AGENTS
+
+    assert cli.main(["match", game, "--games", "2"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in DEFAULT_AGENTS[game]) and "2 games" in out
+
+
+@pytest.mark.parametrize("words", [["play", "--help"], ["match", "-h"], ["play", "-h"], ["match", "--help"]])
+def test_play_and_match_help_without_a_game_list_the_games(words, capsys):
+    assert cli.main(words) == 0
+    captured = capsys.readouterr()
+    assert "usage: dice-envs" in captured.out and not captured.err
+    assert all(game in captured.out for game in ("syvere", "tenthousand", "meyer"))
+
+
+def test_play_and_match_without_a_game_say_that_a_game_is_needed(capsys):
+    assert cli.main(["match"]) == 2
+    assert "match needs a game: syvere" in capsys.readouterr().err
+
+
+def test_a_match_of_100_billion_games_starts_at_once_and_stops_on_ctrl_c(monkeypatch, capsys):
+    # The seeds of every game used to be drawn up front: 10**11 of them is a 373 GiB array.
+    from dice_envs.registry import env_module
+
+    raw_env = env_module("syvere").raw_env
+    reset = raw_env.reset
+    started = []
+
+    def counting_reset(self, *args, **kwargs):
+        started.append(kwargs.get("seed"))
+        if len(started) > 3:
+            raise KeyboardInterrupt
+        return reset(self, *args, **kwargs)
+
+    monkeypatch.setattr(raw_env, "reset", counting_reset)
+    assert cli.main(["match", "syvere", "--games", "100000000000"]) == 130
+    assert len(started) == 4 and len(set(started)) == 4
+    assert "interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["play", "match"])
+def test_a_bad_seed_says_what_a_seed_is(command, capsys):
+    assert cli.main([command, "syvere", "--seed", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert "a seed is a whole number >= 0, not 'abc'" in err and "_seed" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "words, named",
+    [
+        (["--elimination", "9" * 60], "--elimination"),
+        (["--max-rolls", "99999999999999999999"], "--max-rolls"),
+        (["--num-players", "[" * 5000], "--num-players"),
+        (["--elimination", "1e400"], "--elimination"),
+        (["--max-rolls", "10**10**10"], "--max-rolls"),
+        (["--next-starter"], "--next-starter"),
+    ],
+)
+def test_huge_or_malformed_option_values_are_refused_by_name(words, named, capsys):
+    assert cli.main(["match", "syvere", "--games", "2", *words]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dice-envs: ") and named in err and "Traceback" not in err
+
+
+def test_help_documents_the_exit_codes(capsys):
+    assert cli.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "exit codes:" in out
+    for code in ("0", "1", "2", "130", "141"):
+        assert f"  {code:>3}  " in out
+
+
+def test_a_closed_output_pipe_exits_quietly():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dice_envs.cli", "match", "syvere", "--games", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # as `| head -1` does once it has its line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+# -- issue 7 item 7: one Ctrl-C convention; match --help ---------------------------------------
+
+
+def test_ctrl_c_in_play_exits_130_like_match(monkeypatch, capsys):
+    import io
+
+    class CtrlC(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", CtrlC())  # what input() reads when stdin is not a terminal
+    assert cli.main(["play", "syvere", "--seed", "1"]) == 130
+    assert capsys.readouterr().err.strip().endswith("dice-envs: interrupted")
+
+
+def test_unknown_option_messages_list_only_the_games_options(capsys):
+    assert cli.main(["play", "meyer", "--colour", "red"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown option 'colour'" in err and "--lille-meyer" in err
+    assert "render" not in err and "max_cycles" not in err and "max-cycles" not in err
+    assert cli.main(["match", "tenthousand", "--colour", "red"]) == 2
+    err = capsys.readouterr().err
+    assert "--exact-target" in err and "render" not in err
+
+
+def test_match_help_names_the_agents_of_each_game_and_explains_games_and_seed(capsys):
+    from agents import AGENTS
+
+    assert cli.main(["match", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for game, table in AGENTS.items():
+        assert f"{game}: {', '.join(table)}" in out
+    assert "--games GAMES games to play" in out
+    assert "--seed SEED a whole number >= 0" in out
