@@ -171,12 +171,16 @@ def build_model(game: tt.Game, opened: bool = False, banked: int = 0, cap: int =
 
     max_inc = max((e[0] for k in rolls for _, es in rolls[k] for e in es), default=0)
     bank = np.full((len(representative), cap_units + max_inc + 1), -1, dtype=np.int64)
+    amount: dict[int, int] = {}  # what a bank adds, by the turn total it makes
     for c, (after, bank_action, gain) in enumerate(representative):
         for u in range(gain // STEP, cap_units + max_inc + 1):
             state = after._replace(turn_total=u * STEP - gain)
             if bank_action in game.legal_actions(state):
-                done = game.apply_action(state, bank_action)
-                bank[c, u] = done.totals[seat] - banked
+                # Applying a bank is the costly call: it is asked once per turn total, since what a
+                # bank adds depends on the total it makes, not on the dice (the tests check this).
+                if u not in amount:
+                    amount[u] = game.apply_action(state, bank_action).totals[seat] - banked
+                bank[c, u] = amount[u]
     return TurnModel(game, opened, banked, cap_units, rolls, list(classes), bank)
 
 
