@@ -140,7 +140,10 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
             parts = [body]
         if len(parts) > 64:
             raise ValueError(f"{what}: at most 64 entries, got {len(parts)}")
-        return tuple(parse_value(p, item, what) for p in parts)
+        try:
+            return tuple(parse_value(p, item, what) for p in parts)
+        except ValueError:
+            raise ValueError(f"{what} must be a {type_name(kind)} ({_example(kind)}), got {text!r}") from None
     raise ValueError(f"{what}: values of type {type_name(kind)} cannot be given as text")
 
 
