@@ -180,3 +180,33 @@ def test_two_runs_at_once_on_one_file(tmp_path):
     keys = [r[:5] for r in rows(db)]
     assert len(keys) == len(set(keys)) == 300
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def _checkpoint(path, seed: int) -> str:
+    import numpy as np
+
+    from agents.checkpoint import save_checkpoint
+    from dice_envs.games import meyer
+
+    engine = meyer.Game(num_players=2)
+    rng = np.random.default_rng(seed)
+    size = len(engine.observation_low)
+    layers = [(rng.normal(size=(8, size)), rng.normal(size=8))]
+    action = (rng.normal(size=(engine.num_actions, 8)), rng.normal(size=engine.num_actions))
+    return str(save_checkpoint(path, engine, layers, action))
+
+
+def test_a_retrained_checkpoint_under_the_same_name_is_refused(tmp_path):
+    import shutil
+
+    db = str(tmp_path / "ck.sqlite")
+    first = _checkpoint(tmp_path / "runs" / "a" / "final", seed=1)
+    kw = dict(games=1, db=db, workers=1, progress=False)
+    result = run_tournament("meyer", [first, "honest"], **kw)
+    assert result.labels == ["final", "honest"] and result.played_now == 2
+    moved = str(tmp_path / "elsewhere" / "final")
+    shutil.copytree(first, moved)
+    assert run_tournament("meyer", [moved + "/policy.safetensors", "honest"], **kw).played_now == 0
+    other = _checkpoint(tmp_path / "runs" / "b" / "final", seed=2)
+    with pytest.raises(ValueError, match="the label 'final' stands for other checkpoint files"):
+        run_tournament("meyer", [other, "honest"], **kw)
