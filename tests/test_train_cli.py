@@ -1,0 +1,123 @@
+"""Tiny training runs through the CLI in a subprocess: checkpoints that play, resuming, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.checkpoint import load_agent
+from train.cli import main
+from train.config import RECIPES, build_args, read_config_file
+from train.view import SingleAgentView
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["--set", "n_envs=2", "--set", "n_steps=64", "--set", "batch_size=64", "--set", "n_epochs=2",
+        "--set", "snapshot_every=256", "--set", "eval_every=256", "--set", "eval_deals=1", "--set", "hidden=16,16",
+        "--no-progress"]
+
+
+def run_train(*words, timeout=300, **popen):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "train", *words], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout, **popen)
+
+
+def play_full_games(game, path, options, games=3):
+    """The checkpoint plays whole games in every seat, choosing legal actions only."""
+    agent = load_agent(game, path, seed=0)
+    env = SingleAgentView(game, opponents=["random"], **options)
+    for g in range(games):
+        obs, _ = env.reset(seed=g, options={"learner_seat": g % env.num_players})
+        while True:
+            mask = env.action_masks()
+            action = agent.act(obs, mask.astype(np.int8))
+            assert mask[action]
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        assert not info.get("illegal_action") and terminated
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [("meyer", ["--lives", "2"]), ("syvere", ["--num-players", "3"]), ("tenthousand", ["--target", "2000"])],
+)
+def test_tiny_run_leaves_a_checkpoint_that_plays(tmp_path, game, options):
+    run = tmp_path / "run"
+    out = run_train(game, *options, "--timesteps", "512", "--seed", "3", "--run-dir", str(run), *TINY)
+    assert out.returncode == 0, out.stderr[-2000:]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] == 512 and [e["timesteps"] for e in summary["evaluations"]] == [256, 512]
+    assert 0 < summary["env_share"] < 1 and 0 < summary["update_share"] < 1
+    assert (run / "policy" / "policy.safetensors").is_file() and list((run / "tb").iterdir())
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_000000256", "step_000000512"]
+    meta = json.loads((run / "policy" / "policy.json").read_text())
+    assert meta["training"]["timesteps"] == 512 and meta["normalization"] is not None
+    play_full_games(game, run / "policy", meta["options"])
+    assert "checkpoint:" in out.stdout
+
+
+def test_an_interrupted_run_resumes_from_its_last_period(tmp_path, monkeypatch):
+    """Ctrl-C after the first saved period; the same command then continues from there."""
+    import train.trainer as trainer
+
+    run = tmp_path / "run"
+    argv = ["meyer", "--timesteps", "768", "--seed", "1", "--run-dir", str(run), *TINY]
+    real_write = trainer._write_json
+
+    def interrupted(path, data):
+        real_write(path, data)
+        if path.name == "state.json":
+            raise KeyboardInterrupt  # as if the user pressed Ctrl-C right after the save
+
+    monkeypatch.setattr(trainer, "_write_json", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main(argv)
+    saved = json.loads((run / "resume" / "state.json").read_text())
+    assert saved["timesteps"] == 256 and not (run / "summary.json").exists()
+    monkeypatch.setattr(trainer, "_write_json", real_write)
+    assert main(argv) == 0  # the same command again
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["resumed"] is True and summary["timesteps"] == 768
+    assert [e["timesteps"] for e in summary["evaluations"]] == [256, 512, 768]
+    assert json.loads((run / "policy" / "policy.json").read_text())["training"]["timesteps"] == 768
+    # A run directory holds one game: another game's command is refused.
+    with pytest.raises(ValueError, match="use another --run-dir"):
+        main(["syvere", "--timesteps", "768", "--run-dir", str(run), *TINY])
+
+
+def test_config_files_and_recipes(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('ent_coef = 0.02\nhidden = [32, 32]\n[options]\nlives = 3\n')
+    values = read_config_file(str(cfg))
+    args = build_args("meyer", values)
+    assert args.ent_coef == 0.02 and args.hidden == (32, 32) and args.options == {"num_players": 2, "lives": 3}
+    assert args.baselines == RECIPES["meyer"]["baselines"] and args.gamma == 1.0
+    (tmp_path / "bad.json").write_text('{"learning_rat": 1}')
+    with pytest.raises(ValueError, match="unknown field.*learning_rat"):
+        read_config_file(str(tmp_path / "bad.json"))
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(ValueError, match="cannot be read"):
+        read_config_file(str(tmp_path / "broken.json"))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["meyer", "--colour", "red"], "colour"),
+        (["meyer", "--set", "n_envs"], "FIELD=VALUE"),
+        (["meyer", "--set", "n_envs=two"], "n_envs"),
+        (["meyer", "--set", "n_envs=0", "--run-dir", "/nonexistent/x"], "n_envs must be an int >= 1"),
+        (["meyer", "--config", "/nonexistent.toml"], "does not exist"),
+        (["meyer", "--evaluate", "/nonexistent"], "not a checkpoint directory"),
+    ],
+)
+def test_bad_input_is_a_value_error(argv, message):
+    with pytest.raises(ValueError, match=message):
+        main(argv)
