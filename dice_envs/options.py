@@ -31,10 +31,11 @@ MAX_NUMBER_CHARS = 40
 
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
-_INT = re.compile(r"[+-]?\d+")
+# ASCII digits only: \d would also take other scripts' digits (int("٣") is 3).
+_INT = re.compile(r"[+-]?[0-9]+")
 # A decimal without an exponent, or a ratio of two whole numbers: the forms Fraction(text) is
 # given (an exponent such as 1e999999999 would make Fraction build a huge integer).
-_FRACTION = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(/\d+)?")
+_FRACTION = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(/[0-9]+)?")
 
 
 def type_name(kind: Any) -> str:
@@ -113,6 +114,8 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
             raise ValueError(f"{what}: {stripped} is too large (the limit is {INT_LIMIT})")
         return value
     if kind is float:
+        if not stripped.isascii():
+            raise wrong
         try:
             value = float(stripped)
         except ValueError:
