@@ -1,7 +1,7 @@
 """Play agents against each other and report win rates with Wilson score intervals.
 
 Every game of a match is keyed by ``(seed, game number)``: its dice and its agents' random
-choices are seeded from that key alone (``numpy.random.SeedSequence(seed, spawn_key=(g, ...))``),
+choices are seeded from that key alone (``numpy.random.SeedSequence(seed, spawn_key=(g,))``),
 drawn when the game starts, so a match of any length allocates nothing up front and game ``g``
 is the same whatever came before it.
 
@@ -76,14 +76,12 @@ def split_agent_words(words: list[str]) -> list[str]:
 def game_seeds(seed: int, game: int, num_entrants: int) -> tuple[int, list[int]]:
     """The seeds of game number ``game`` of a match: ``(dice seed, [seed of entrant i, ...])``.
 
-    Each is drawn from its own key ``(seed, game, 0)`` (dice) and ``(seed, game, 1 + i)``
-    (entrant i), so no seed depends on how many games were played before.
+    All come from the one key ``(seed, game)``: ``SeedSequence(seed, spawn_key=(game,))`` gives
+    two 32-bit words per seed (the dice's first, then entrant 0, 1, ...), so no seed depends on
+    how many games were played before.
     """
-    words = [
-        np.random.SeedSequence(seed, spawn_key=(game, k)).generate_state(2, np.uint32)
-        for k in range(num_entrants + 1)
-    ]
-    as_int = [int(w[0]) << 32 | int(w[1]) for w in words]
+    words = np.random.SeedSequence(seed, spawn_key=(game,)).generate_state(2 * (num_entrants + 1), np.uint32)
+    as_int = [int(words[2 * k]) << 32 | int(words[2 * k + 1]) for k in range(num_entrants + 1)]
     return as_int[0], as_int[1:]
 
 
