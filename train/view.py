@@ -40,7 +40,7 @@ Example::
     >>> from train.view import make_meyer
     >>> env = make_meyer(opponents=["honest"], num_players=2)
     >>> obs, info = env.reset(seed=1)
-    >>> env.action_masks().any()
+    >>> bool(env.action_masks().any())
     True
 """
 
