@@ -219,3 +219,57 @@ def test_optimal_agent_beats_the_threshold_heuristic_head_to_head():
     rec = result.records[0]
     rate, low, _ = wilson(rec.share_sum, rec.games)
     assert low > 0.5, result.table()
+
+
+def test_lead_table_is_the_chance_of_ending_the_turn_ahead():
+    # The same DP with a 0/1 bank worth is a probability: compare it with the recursion over engine
+    # states on a small case where the player must add more than 300 points (TT-8 end phase).
+    game = tt.Game(preset="dk")
+    agent = tts.OptimalAgent(game, cap=600, use_cache=False)
+    table, worth = agent.lead_table(True, 0, need=300)
+    assert 0 < table[0, 6] < 1
+    # The recursion over engine states whose bank is worth 1 above 300, 1/2 at 300, else 0.
+    base = tts._base_state(game, True, 0)
+    memo = {}
+
+    def ahead(state):
+        if state in memo:
+            return memo[state]
+        total = Fraction(0)
+        for roll, p in game.chance_outcomes(state):
+            after = game.apply_chance(state, roll)
+            if after.turn != base.turn:
+                continue
+            best = Fraction(0)
+            for action in game.legal_actions(after):
+                nxt = game.apply_action(after, action)
+                if action % 2 == tt.BANK:
+                    gained = nxt.totals[0]
+                    w = Fraction(1) if gained > 300 else Fraction(1, 2) if gained == 300 else Fraction(0)
+                else:
+                    w = Fraction(0) if nxt.turn_total > 600 else ahead(nxt)
+                best = max(best, w)
+            total += p * best
+        memo[state] = total
+        return total
+
+    assert table[0, 6] == pytest.approx(float(ahead(base)), abs=1e-12)
+    # Bank worth by the turn total it makes: 350 wins, 300 ties, 250 is below min_bank (not allowed).
+    assert worth[7] == 1.0 and worth[6] == 0.5 and worth[5] < 0
+
+
+def test_agent_plays_for_the_lead_in_the_end_phase():
+    # End phase, 2 players: the opponent has 10 100, we have 6 500 and a turn total of 3 500 after
+    # keeping the 1 of 1 2 3 4 6 6, with five dice left to roll. Banking loses for sure (10 000 <
+    # 10 100); the expected-points turn banks (3 500 in hand beats rolling five dice on, which it
+    # does only below 3 100), the end-phase agent rolls on.
+    game = tt.Game(preset="dk")
+    state = tts._base_state(game, True, 6500)._replace(totals=(6500, 10_100), turn_total=3400, turns_left=1)
+    state = game.apply_chance(state, (1, 2, 3, 4, 6, 6))
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    keep_one_bank = tt.encode_action((1,), bank=True)
+    assert mask[keep_one_bank]
+    obs = game.observe(state, 0)
+    assert tts.OptimalAgent(game, end_phase=False, use_cache=False).act(obs, mask) == keep_one_bank
+    assert tts.OptimalAgent(game, use_cache=False).act(obs, mask) == tt.encode_action((1,), bank=False)

@@ -200,7 +200,11 @@ def _flat(model: TurnModel, k: int):
             np.array(nxt, dtype=np.int64), np.array(cls, dtype=np.int64))  # fmt: skip
 
 
-def values(model: TurnModel, progress: Callable[[int], None] | None = None) -> np.ndarray:
+def values(
+    model: TurnModel,
+    progress: Callable[[int], None] | None = None,
+    worth: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
     """The table ``V[u, k]`` (float64): expected banked points before rolling ``k`` dice at turn total ``u * STEP``.
 
     Rows run over ``u = 0 .. cap_units + max increment``; rows past the cap are 0 (see the cap in
@@ -209,10 +213,14 @@ def values(model: TurnModel, progress: Callable[[int], None] | None = None) -> n
     Args:
         model: from :func:`build_model`.
         progress: called with the number of turn totals done, every 20 of them.
+        worth: what a bank adding ``a`` points is worth, elementwise over an array of amounts
+            (default: ``a`` itself, the expected banked points). :func:`lead_worth` turns the
+            table into the chance of ending the turn ahead of a total.
     """
     max_inc = model.bank.shape[1] - model.cap_units - 1
     V = np.zeros((model.cap_units + max_inc + 1, tt.NUM_DICE + 1))
-    bank = np.where(model.bank >= 0, model.bank, -np.inf)
+    amounts = model.bank if worth is None else worth(model.bank).astype(float)
+    bank = np.where(model.bank >= 0, amounts, -np.inf)
     flat = {k: _flat(model, k) for k in range(1, tt.NUM_DICE + 1)}
     for i, u in enumerate(range(model.cap_units, -1, -1)):
         for k, (probs, starts, inc, nxt, cls) in flat.items():
@@ -224,6 +232,17 @@ def values(model: TurnModel, progress: Callable[[int], None] | None = None) -> n
         if progress is not None and (i + 1) % 20 == 0:
             progress(i + 1)
     return V
+
+
+def lead_worth(need: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Bank worth for a turn that must end ahead: 1 for adding more than ``need`` points, 1/2 for
+    exactly ``need`` (a tie shared by two), else 0. With it :func:`values` gives the chance of
+    ending the turn ahead of a total ``need`` points above one's own."""
+
+    def worth(amounts: np.ndarray) -> np.ndarray:
+        return (amounts > need) + 0.5 * (amounts == need)
+
+    return worth
 
 
 def exact_values(model: TurnModel) -> dict[tuple[int, int], Fraction]:
@@ -352,16 +371,30 @@ class OptimalAgent(DeterministicAgent):
     selection value. Tables are solved on first use for each (opened, banked total that matters)
     and kept in memory; with ``use_cache`` they are also read from and written to the disk cache.
 
+    In the end phase (TT-8: someone has reached the target and the last turns are played) points
+    no longer count, only the lead: with ``end_phase`` (the default) the agent then maximises the
+    chance of ending its turn ahead of the best other total (a tie counts 1/2), by the same
+    dynamic programme with :func:`lead_worth` as the worth of a bank. With ``end_phase=False``
+    it plays the expected-points turn everywhere.
+
     Args:
         game: a :class:`dice_envs.games.tenthousand.Game`.
         seed: unused (the agent is deterministic); kept for the agent protocol.
         cap: the largest turn total tabulated, in points.
-        use_cache: keep the tables in the on-disk solver cache.
+        use_cache: keep the expected-points tables in the on-disk solver cache.
+        end_phase: play for the lead in the end phase.
     """
 
     name = "optimal"
 
-    def __init__(self, game: tt.Game, seed: int | None = None, cap: int = DEFAULT_CAP, use_cache: bool = True):
+    def __init__(
+        self,
+        game: tt.Game,
+        seed: int | None = None,
+        cap: int = DEFAULT_CAP,
+        use_cache: bool = True,
+        end_phase: bool = True,
+    ):
         super().__init__(game, seed)
         if not isinstance(game, tt.Game):
             raise ValueError(f"OptimalAgent (tenthousand) plays tenthousand, not {getattr(game, 'name', game)!r}")
@@ -369,23 +402,42 @@ class OptimalAgent(DeterministicAgent):
             raise ValueError(f"OptimalAgent: cap must be a positive multiple of {STEP}, got {cap!r}")
         self.cap = cap
         self.use_cache = bool(use_cache)
+        self.end_phase = bool(end_phase)
         self._n = game.num_players
         self._k = 4 * game.num_players  # start of the turn block
         self._solutions: dict[tuple, Solution] = {}
+        self._models: dict[tuple, TurnModel] = {}
+        self._lead: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def __repr__(self) -> str:
-        return f"OptimalAgent(cap={self.cap})"
+        return f"OptimalAgent(cap={self.cap}, end_phase={self.end_phase})"
+
+    def _context(self, opened: bool, banked: int) -> tuple[bool, int]:
+        """The (opened, banked) a table is solved for: the banked total only where it matters."""
+        key = _key(self.game, opened, banked, self.cap)
+        return key["opened"], (banked if key["banked"] is not None else 0)
 
     def solution(self, opened: bool, banked: int) -> Solution:
-        """The solved turn for this context (solved on first use)."""
-        key = _key(self.game, opened, banked, self.cap)
-        frozen = (key["opened"], key["banked"])
-        if frozen not in self._solutions:
-            self._solutions[frozen] = solve(
-                self.game, opened=opened, banked=banked if key["banked"] is not None else 0,
-                cap=self.cap, use_cache=self.use_cache,
-            )  # fmt: skip
-        return self._solutions[frozen]
+        """The expected-points turn for this context (solved on first use)."""
+        context = self._context(opened, banked)
+        if context not in self._solutions:
+            self._solutions[context] = solve(
+                self.game, opened=context[0], banked=context[1], cap=self.cap, use_cache=self.use_cache
+            )
+        return self._solutions[context]
+
+    def lead_table(self, opened: bool, banked: int, need: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(V, worth)`` for ending the turn more than ``need`` points up: ``V[u, k]`` the chance
+        before rolling ``k`` dice at turn total ``u * 50``, ``worth[u]`` that of a bank making it."""
+        context = self._context(opened, banked)
+        if (*context, need) not in self._lead:
+            if context not in self._models:
+                self._models[context] = build_model(self.game, context[0], context[1], self.cap)
+            model = self._models[context]
+            worth = lead_worth(need)
+            amounts = np.where(model.bank >= 0, model.bank, -1).max(axis=0)
+            self._lead[(*context, need)] = (values(model, worth=worth), np.where(amounts >= 0, worth(amounts), -1.0))
+        return self._lead[(*context, need)]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_of(action_mask, "OptimalAgent.act")
@@ -393,11 +445,27 @@ class OptimalAgent(DeterministicAgent):
             return int(legal[0])
         n, k = self._n, self._k
         banked = int(round(float(observation[0])))
+        banked -= banked % STEP
         opened = bool(observation[n] > 0.5)
         turn_total = int(round(float(observation[k])))
         counts = observation[k + 2 : k + 8].astype(int)
         roll = tuple(face for face in range(1, 7) for _ in range(counts[face - 1]))
-        solution = self.solution(opened, banked - banked % STEP)
+        if self.end_phase and observation[k + 9] > 0.5:
+            need = int(round(float(np.max(observation[1:n])))) - banked
+            table, bank_worth = self.lead_table(opened, banked, need)
+
+            def roll_worth(total: int, dice_: int) -> float:
+                u = total // STEP
+                return float(table[u, dice_]) if u < len(table) else 0.0
+
+            def bank_value(total: int) -> float:
+                u = total // STEP
+                if u < len(bank_worth):
+                    return float(max(bank_worth[u], 0.0))
+                return float(bank_worth[-1] > 0)
+        else:
+            solution = self.solution(opened, banked)
+            roll_worth, bank_value = solution.roll_value, solution.bank_value
         best, best_key = None, None
         for selection, value in self.game.selections(roll):
             index = tt.SELECTION_INDEX[selection]
@@ -407,9 +475,9 @@ class OptimalAgent(DeterministicAgent):
                 if not action_mask[action]:
                     continue
                 if is_bank:
-                    worth = solution.bank_value(turn_total + value)
+                    worth = bank_value(turn_total + value)
                 else:
-                    worth = solution.roll_value(turn_total + value, left or tt.NUM_DICE)
+                    worth = roll_worth(turn_total + value, left or tt.NUM_DICE)
                 key = (round(worth, 9), is_bank, value, -action)
                 if best_key is None or key > best_key:
                     best, best_key = action, key
