@@ -51,7 +51,10 @@ def tournament_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, metavar="SPEC",
         help="the entrants: NAME, NAME:KEY=VALUE,... or a checkpoint path, one per argument",
     )  # fmt: skip
-    parser.add_argument("--games", type=_whole(1), required=True, metavar="N", help="deals per table")
+    parser.add_argument(
+        "--games", type=_whole(1), required=True, metavar="N",
+        help="deals per table; each is played in every rotation of the table's seats",
+    )  # fmt: skip
     parser.add_argument("--seed", type=_whole(0), default=0, help="tournament seed (default 0)")
     parser.add_argument(
         "--db", default=None, metavar="PATH",

@@ -580,7 +580,8 @@ def play_tasks(
         if progress is not None:
             progress.advance(len(batch))
 
-    workers = min(int(workers), max(1, len(tasks)))
+    # A pool costs a fork and a pipe per worker: not worth it for a handful of games.
+    workers = min(int(workers), max(1, len(tasks) // 16))
     if workers == 1:
         batch: list[GameRecord] = []
         last = time.perf_counter()
