@@ -1,5 +1,7 @@
 """The dice-envs command: play (scripted input), match and bench."""
 
+import sys
+
 import pytest
 
 from dice_envs import cli
@@ -265,3 +267,67 @@ def test_match_help_names_the_agents_of_each_game_and_explains_games_and_seed(ca
         assert f"{game}: {', '.join(table)}" in out
     assert "--games GAMES games to play" in out
     assert "--seed SEED a whole number >= 0" in out
+
+
+# -- dispatch of the subcommands other modules own ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command, module, function",
+    [
+        ("solve", "agents.solvers.cli", "main"),
+        ("train", "train.cli", "main"),
+        ("tournament", "evaluate.cli", "tournament_main"),
+        ("replay", "evaluate.cli", "replay_main"),
+    ],
+)
+def test_subcommands_go_to_their_modules_under_one_error_handler(command, module, function, monkeypatch, capsys):
+    import types
+
+    calls = []
+    outcome = {}
+
+    def run(argv):
+        calls.append(argv)
+        if "raise" in outcome:
+            raise outcome["raise"]
+        return outcome.get("code", 0)
+
+    fake = types.ModuleType(module)
+    setattr(fake, function, run)
+    monkeypatch.setitem(sys.modules, module, fake)
+    assert cli.main([command, "meyer", "--x", "1"]) == 0
+    assert calls == [["meyer", "--x", "1"]]
+    outcome["code"] = 3
+    assert cli.main([command, "meyer"]) == 3
+    outcome["raise"] = ValueError("bad thing named here")
+    assert cli.main([command, "meyer"]) == 2
+    assert capsys.readouterr().err == "dice-envs: bad thing named here\n"
+    outcome["raise"] = KeyboardInterrupt()
+    assert cli.main([command, "meyer"]) == 130
+    outcome["raise"] = OverflowError("int too large to convert to float")
+    assert cli.main([command, "meyer"]) == 2
+    assert "too large" in capsys.readouterr().err
+    outcome["raise"] = SystemExit(2)  # the module's own argparse
+    assert cli.main([command]) == 2
+    outcome["raise"] = FileNotFoundError(2, "No such file or directory", "games.db")
+    assert cli.main([command, "meyer"]) == 1
+    assert "games.db" in capsys.readouterr().err
+
+
+def test_a_missing_subcommand_module_or_dependency_is_a_clear_message(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "train.cli", None)  # import fails: the module is missing
+    assert cli.main(["train", "meyer"]) == 1
+    assert "`dice-envs train` is not available in this installation (module train.cli is missing)" in capsys.readouterr().err
+    monkeypatch.setitem(cli.DISPATCH, "train", ("dice_envs.tests_no_such_module", "main", "x", "train"))
+    assert cli.main(["train", "meyer"]) == 1
+    assert "not available" in capsys.readouterr().err
+
+
+def test_a_subcommand_whose_dependency_is_missing_names_the_extra(monkeypatch, tmp_path, capsys):
+    (tmp_path / "h2_needs_torch_cli.py").write_text("import h2_no_such_dependency\n\ndef main(argv):\n    return 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.DISPATCH, "train", ("h2_needs_torch_cli", "main", "train an agent", "train"))
+    assert cli.main(["train", "meyer"]) == 1
+    err = capsys.readouterr().err
+    assert "`dice-envs train` needs the package 'h2_no_such_dependency': pip install 'dice-envs[train]'" in err
