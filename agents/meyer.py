@@ -419,6 +419,8 @@ class BayesianDoubter(MeyerAgent):
         n = self.game.num_players if players_in is None else players_in
         if not 2 <= n <= self.game.num_players:
             raise ValueError(f"players_in must be 2..{self.game.num_players}, got {players_in!r}")
+        if isinstance(claim, bool) or not isinstance(claim, (int, np.integer)) or not 0 <= claim < meyer.NUM_CLAIMS:
+            raise ValueError(f"claim must be a claim index 0..{meyer.NUM_CLAIMS - 1}, got {claim!r}")
         if not self.game.legal_claims(claim):
             raise ValueError(f"claim {meyer.CLAIM_NAMES[claim]} cannot be believed under claim_rule={self.game.claim_rule!r}")
         table = self._believe_losses.get(n)

@@ -355,6 +355,8 @@ def test_doubter_parameters_are_checked():
         doubter.believe_loss(meyer.claim_index("54"), players_in=4)
     with pytest.raises(ValueError, match="cannot be believed"):
         doubter.believe_loss(meyer.MEYER)
+    with pytest.raises(ValueError, match="claim index 0..20"):
+        doubter.believe_loss(-1)
     # Three seats, one entry each; a round ends with exactly one doubt, costing one life here.
     losses = doubter.believe_loss(meyer.claim_index("54"))
     assert len(losses) == 3 and sum(losses) == 1
