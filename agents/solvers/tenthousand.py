@@ -377,6 +377,11 @@ class OptimalAgent(DeterministicAgent):
     dynamic programme with :func:`lead_worth` as the worth of a bank. With ``end_phase=False``
     it plays the expected-points turn everywhere.
 
+    Head to head against the threshold heuristic (two players, 4000 games, seats rotated,
+    ``dice-envs match tenthousand --agents optimal heuristic --games 4000 --seed 2 --preset P``):
+    ``dk`` 52.7% (95% Wilson interval 51.2-54.2%), ``no`` 53.9% (52.3-55.4%), ``farkle`` 54.3%
+    (52.8-55.9%).
+
     Args:
         game: a :class:`dice_envs.games.tenthousand.Game`.
         seed: unused (the agent is deterministic); kept for the agent protocol.
