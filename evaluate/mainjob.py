@@ -26,9 +26,9 @@ import time
 #: game -> (entrants, deals per pair). The deals are chosen so that the three tournaments take a
 #: few minutes on two cores (see the README for the figures of a run).
 ENTRANTS: dict[str, tuple[list[str], int]] = {
-    "syvere": (["trained", "optimal", "heuristic", "random"], 500),
-    "tenthousand": (["trained", "optimal", "heuristic", "greedy", "random"], 150),
-    "meyer": (["trained", "equilibrium", "doubter", "honest", "bluffer", "random"], 150),
+    "syvere": (["trained", "optimal", "heuristic", "random"], 800),
+    "tenthousand": (["trained", "optimal", "heuristic", "greedy", "random"], 250),
+    "meyer": (["trained", "equilibrium", "doubter", "honest", "bluffer", "random"], 250),
 }
 
 
