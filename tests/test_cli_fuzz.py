@@ -149,7 +149,8 @@ def check(seed: int, case: Case, code: int, err: str) -> None:
     where = f"seed {seed}: {case.what}: dice-envs {' '.join(a[:40] for a in case.argv)}"
     assert "Traceback" not in err, f"{where}\n{err[-2000:]}"
     assert code != 0, f"{where}: exit 0"
-    assert err.startswith("dice-envs"), f"{where}: stderr {err[:300]!r}"
+    # Our message, or argparse's "dice-envs COMMAND: error: ..." line after its usage lines.
+    assert any(line.startswith("dice-envs") for line in err.splitlines()), f"{where}: stderr {err[:300]!r}"
     assert any(n.lower() in err.lower() for n in case.needle), f"{where}: message does not name it: {err[:300]!r}"
 
 
@@ -158,8 +159,13 @@ def fuzz(seeds) -> None:
     # Two at a time: each case is a Python start-up, mostly waiting on imports.
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda item: run(item[1]), cases))
+    failures = []
     for (seed, case), (code, err) in zip(cases, results):
-        check(seed, case, code, err)
+        try:
+            check(seed, case, code, err)
+        except AssertionError as exc:
+            failures.append(str(exc).split("\nassert")[0])
+    assert not failures, f"{len(failures)} of {len(cases)} cases failed:\n" + "\n".join(failures)
 
 
 def test_generated_cases_are_malformed_in_the_way_they_say():
