@@ -78,6 +78,16 @@ def tournament_parser() -> argparse.ArgumentParser:
         "--bootstrap", type=_whole(0), default=200, metavar="B", help="bootstrap replicas of the rating intervals"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--backend", choices=("local", "ray"), default="local",
+        help="local: processes of this machine (default); ray: actors of a Ray cluster (pip install "
+        "'dice-envs[ray]'), same games and results",
+    )  # fmt: skip
+    parser.add_argument(
+        "--address", default=None, metavar="ADDRESS",
+        help="with --backend ray: the cluster to join (host:6379, ray://host:10001 or auto); "
+        "default: start a local Ray instance of --workers CPUs",
+    )  # fmt: skip
     return parser
 
 
@@ -96,6 +106,8 @@ def tournament_main(argv: list[str]) -> int:
     options = parse_game_options(args.game, rest)
     if args.no_db and args.db:
         raise ValueError("--db and --no-db contradict each other")
+    if args.address and args.backend != "ray":
+        raise ValueError("--address names a Ray cluster: give it with --backend ray")
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
     result = run_tournament(
         args.game,
@@ -108,6 +120,8 @@ def tournament_main(argv: list[str]) -> int:
         workers=args.workers,
         dice=args.dice,
         progress=not args.quiet,
+        backend=args.backend,
+        address=args.address,
     )
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
     opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"

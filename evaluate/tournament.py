@@ -553,6 +553,8 @@ def play_tasks(
     progress: Progress | None = None,
     game=None,
     agents: dict | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[GameRecord]:
     """Play ``tasks``, in this process (``workers == 1``) or in a pool of processes.
 
@@ -560,10 +562,21 @@ def play_tasks(
         on_records: called in this process with every batch of finished games (the store
             writes them); batches are small, so little is lost if the run is killed.
         game, agents: already built ones, reused in this process and inherited by forked workers.
+        backend: ``"local"`` (processes of this machine) or ``"ray"`` (actors of a Ray cluster, see
+            :mod:`evaluate.ray_backend`; ``address`` names the cluster, ``None`` starts a local one).
 
     Returns:
         The records, in the order of ``tasks``.
     """
+    if backend == "ray":
+        from evaluate.ray_backend import play_tasks_ray
+
+        return play_tasks_ray(
+            game_name, options, specs, labels, tasks, workers, on_records=on_records, progress=progress,
+            address=address,
+        )  # fmt: skip
+    if backend != "local":
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
     if game is None:
@@ -651,6 +664,8 @@ def run_tournament(
     workers: int | None = None,
     dice: str = "common",
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentResult:
     """Play a tournament (or the part of it that ``db`` does not hold yet) and return all its games.
 
@@ -666,10 +681,17 @@ def run_tournament(
         workers: processes; default the number of cores.
         dice: ``"common"`` or ``"independent"``.
         progress: show a progress bar on stderr.
+        backend: ``"local"`` or ``"ray"`` (:mod:`evaluate.ray_backend`); same games, same results.
+        address: the Ray cluster of ``backend="ray"`` (``None``: a local Ray instance of ``workers``
+            CPUs).
 
     Raises:
         ValueError: a bad SPEC, option, count or results store, with a message saying which.
     """
+    if backend == "ray":
+        from evaluate.ray_backend import require_ray
+
+        require_ray()  # before anything is built or written: the message names the extra
     options = dict(options or {})
     if "num_players" in options:
         if num_players is not None and num_players != options["num_players"]:
@@ -721,6 +743,8 @@ def run_tournament(
                 progress=bar,
                 game=game,
                 agents=agents,
+                backend=backend,
+                address=address,
             )
         finally:
             bar.close()

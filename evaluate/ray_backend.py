@@ -1,0 +1,320 @@
+"""Tournament games on a Ray cluster (``dice-envs tournament ... --backend ray [--address ADDR]``).
+
+The games of a tournament are independent and keyed (:mod:`evaluate.tournament`: dice, seats and
+the agents' seeds are functions of the game's key), so where a game is played cannot change its
+result: a Ray run stores exactly the games a local run stores, game for game. This module only
+moves the work:
+
+* **Workers are actors.** Each of ``workers`` Ray actors builds the engine and every entrant once
+  (solver tables loaded, networks read) and then plays batches of games with
+  :func:`evaluate.tournament.play_game`, the same function local workers call.
+* **Checkpoints travel through the object store.** The driver reads the two files of every
+  checkpoint SPEC once, puts them in Ray's object store with one ``ray.put``, and each actor writes
+  them to a temporary directory of its own node and loads the agent from there. Nothing is read
+  from the driver's disk by a worker, so the workers may run on other machines, and no file is
+  re-read per game. (Registered agents, ``trained`` included, are built from the package, which
+  every node of a cluster has installed.)
+* **Results stream back to the driver**, batch by batch as they finish, and the driver alone
+  writes them to the SQLite store (``on_records``): the store's guarantees are the local run's.
+  A killed driver loses at most the batches in flight, which are not stored and so are played
+  again by the next run; a game is never stored twice (the store's unique key).
+* **Failures.** A batch whose task fails (an actor's process died, a node was lost, or the task
+  raised) is sent again, to any actor, up to ``max_retries`` times; an actor that died is
+  restarted by Ray (``max_restarts``). A batch that still fails is reported at the end with a
+  :class:`RuntimeError` naming its games and the last error, after every other batch has been
+  played and written: re-running the command plays only what is missing.
+
+Without ``address`` a local Ray instance is started with ``num_cpus=workers`` and shut down at
+the end; with one (``ray://host:10001``, ``host:6379`` or ``auto``) the driver joins that
+cluster and ``workers`` defaults to its CPU count.
+
+Ray is an optional dependency (the ``[ray]`` extra); :func:`require_ray` turns its absence into
+a :class:`RayUnavailable` (a ``ValueError``: ``dice-envs`` prints it and exits with status 2).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Callable, Sequence
+
+from evaluate.tournament import GameRecord, GameTask, Progress
+
+#: What to install for ``--backend ray``.
+INSTALL_HINT = "pip install 'dice-envs[ray]'"
+#: Batches sent again after a failure before the failure is reported.
+DEFAULT_MAX_RETRIES = 3
+#: Batches kept in flight per actor: one playing, one queued, so an actor never waits for the driver.
+IN_FLIGHT_PER_ACTOR = 2
+
+
+class RayUnavailable(ValueError):
+    """Ray (the ``[ray]`` extra) is not installed."""
+
+
+def require_ray():
+    """Import Ray, or raise :class:`RayUnavailable` saying which extra to install."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayUnavailable(
+            f"--backend ray needs Ray, which is not installed ({exc}): {INSTALL_HINT}"
+        ) from None
+    return ray
+
+
+def checkpoint_payloads(game_name: str, specs: Sequence[str], labels: Sequence[str]) -> dict[str, dict]:
+    """The checkpoint SPECs' files, read once: ``{label: {"name": dir name, "files": {file: bytes}}}``.
+
+    Only SPECs that are checkpoint paths appear; registered agents are built from the package.
+    """
+    from agents.checkpoint import META_FILE, WEIGHTS_FILE, checkpoint_dir
+    from agents.spec import parse_spec
+
+    payloads: dict[str, dict] = {}
+    for spec, label in zip(specs, labels):
+        name, _ = parse_spec(game_name, spec)
+        if not isinstance(name, os.PathLike):
+            continue
+        directory = checkpoint_dir(name)
+        files = {}
+        for file in (META_FILE, WEIGHTS_FILE):
+            path = directory / file
+            if not path.is_file():
+                raise ValueError(f"checkpoint {str(directory)!r}: {file} is missing")
+            files[file] = path.read_bytes()
+        payloads[label] = {"name": directory.resolve().name or "checkpoint", "files": files}
+    return payloads
+
+
+def materialise(payloads: dict[str, dict], root: str) -> dict[str, str]:
+    """Write shipped checkpoints under ``root``: ``{label: checkpoint directory}``.
+
+    Each checkpoint gets a directory of its own (``root/<i>/<original name>``), so two checkpoints
+    with the same directory name do not collide, and keeps its original name, which is what a
+    checkpoint agent reports as its path.
+    """
+    paths = {}
+    for i, (label, payload) in enumerate(sorted(payloads.items())):
+        directory = os.path.join(root, str(i), payload["name"])
+        os.makedirs(directory, exist_ok=True)
+        for file, data in payload["files"].items():
+            with open(os.path.join(directory, file), "wb") as handle:
+                handle.write(data)
+        paths[label] = directory
+    return paths
+
+
+class GameWorker:
+    """The body of a Ray actor: one engine and every entrant, built once, then batches of games.
+
+    Args:
+        game_name, options: the game and its options (``num_players`` included).
+        specs, labels: the entrants.
+        payloads: :func:`checkpoint_payloads` (Ray resolves the driver's object reference).
+    """
+
+    def __init__(self, game_name: str, options: dict, specs: list, labels: list, payloads: dict):
+        from evaluate.tournament import build_agents, build_game
+
+        # One intra-op thread per worker, as local workers do: the actor owns one CPU.
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(1)
+        self._root = tempfile.mkdtemp(prefix="dice-envs-ray-")
+        paths = materialise(payloads, self._root)
+        specs = [paths.get(label, spec) for spec, label in zip(specs, labels)]
+        self.game = build_game(game_name, options)
+        self.agents = build_agents(self.game, specs, labels)
+
+    def play(self, tasks: list[GameTask]) -> list[GameRecord]:
+        """Play a batch of games (see :func:`evaluate.tournament.play_game`)."""
+        from evaluate.tournament import play_game
+
+        return [play_game(self.game, self.agents, task) for task in tasks]
+
+    def ping(self) -> int:
+        """The actor's process id (tests use it to kill a worker)."""
+        return os.getpid()
+
+    def __del__(self):
+        shutil.rmtree(getattr(self, "_root", ""), ignore_errors=True)
+
+
+def batch_size(num_tasks: int, workers: int) -> int:
+    """Games per Ray task: about 16 batches per worker, between 1 and 64 games.
+
+    Large enough that a task's overhead (a few hundred microseconds) is small against its games,
+    small enough that the store hears of finished games often and the load stays balanced.
+    """
+    return max(1, min(64, num_tasks // (workers * 16)))
+
+
+def start_ray(address: str | None, workers: int | None):
+    """Join the cluster at ``address``, or start a local instance with ``workers`` CPUs.
+
+    Returns:
+        ``(ray, workers, started)``: the module, the number of actors to run (the cluster's
+        CPUs if ``workers`` is ``None``) and whether this call started Ray (then the caller shuts
+        it down).
+    """
+    ray = require_ray()
+    started = False
+    if not ray.is_initialized():
+        kwargs = dict(include_dashboard=False, logging_level="warning", log_to_driver=True)
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            # A small object store: results are a few kB per game and checkpoints are small, and
+            # Ray's default (30% of memory) would reserve shared memory other programs need.
+            ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20, **kwargs)
+        started = True
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return ray, int(workers), started
+
+
+def play_tasks_ray(
+    game_name: str,
+    options: dict,
+    specs: Sequence[str],
+    labels: Sequence[str],
+    tasks: list[GameTask],
+    workers: int | None = None,
+    on_records: Callable[[list[GameRecord]], None] | None = None,
+    progress: Progress | None = None,
+    address: str | None = None,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    size: int | None = None,
+    worker_class: type = GameWorker,
+) -> list[GameRecord]:
+    """Play ``tasks`` on Ray actors; the same contract as :func:`evaluate.tournament.play_tasks`.
+
+    Args:
+        game_name, options, specs, labels: the tournament (``options`` with ``num_players``).
+        tasks: the games to play.
+        workers: actors (each takes one CPU); default all CPUs of the cluster.
+        on_records: called on the driver with every batch of finished games, as they finish.
+        progress: advanced by every finished batch.
+        address: a Ray cluster to join; ``None`` starts a local instance of ``workers`` CPUs.
+        max_retries: times a failed batch is sent again before it is reported.
+        size: games per batch (default :func:`batch_size`).
+        worker_class: the actors' class, :class:`GameWorker` or a subclass of it.
+
+    Returns:
+        The records, in the order of ``tasks``.
+
+    Raises:
+        RayUnavailable: Ray is not installed.
+        RuntimeError: batches that failed ``max_retries + 1`` times (every other game was played
+            and passed to ``on_records`` first).
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
+    ray, workers, started = start_ray(address, workers)
+    if not tasks:
+        if started:
+            ray.shutdown()
+        return []
+    try:
+        return _play(
+            ray, worker_class, game_name, options, specs, labels, tasks, workers, on_records, progress, max_retries,
+            size,
+        )  # fmt: skip
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, on_records, progress, max_retries,
+          size):
+    payloads = ray.put(checkpoint_payloads(game_name, specs, labels))  # read once, shipped to every node
+    # Ray does not restart the actors itself (max_restarts=0): a dead one is replaced below by a new
+    # actor, built from the same object reference, which this driver holds until the end.
+    actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(worker_class)
+
+    def new_actor():
+        return actor_class.remote(game_name, dict(options), list(specs), list(labels), payloads)
+
+    workers = min(workers, len(tasks))
+    start = time.perf_counter()
+    actors = [new_actor() for _ in range(workers)]
+    try:
+        ray.get([actor.ping.remote() for actor in actors])
+    except ray.exceptions.RayError:
+        pass  # an actor that cannot start fails its batches below, where it is retried and reported
+    if progress is not None and progress.enabled:
+        # Starting Ray's workers and building the agents takes seconds; the bar's games per
+        # second count from here, so that they say how fast games are played.
+        print(f"Ray: {workers} workers ready in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        progress.start = time.perf_counter()
+    size = size or batch_size(len(tasks), workers)
+    queue = [(i, tasks[i : i + size]) for i in range(0, len(tasks), size)]
+    queue.reverse()  # pop() from the end sends the batches in schedule order
+    attempts: dict[int, int] = {}
+    failed: dict[int, tuple[list[GameTask], str]] = {}
+    pending: dict = {}  # object ref -> (batch index, batch, actor index, actor)
+    load = [0] * len(actors)
+    done: dict[tuple, GameRecord] = {}
+
+    def submit() -> None:
+        while queue:
+            a = min(range(len(actors)), key=load.__getitem__)
+            if load[a] >= IN_FLIGHT_PER_ACTOR:
+                return
+            index, batch = queue.pop()
+            pending[actors[a].play.remote(batch)] = (index, batch, a, actors[a])
+            load[a] += 1
+
+    submit()
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
+        for ref in ready:
+            index, batch, a, actor = pending.pop(ref)
+            try:
+                records = ray.get(ref)
+            except ray.exceptions.RayError as exc:
+                if actors[a] is actor:
+                    load[a] -= 1
+                    if isinstance(exc, ray.exceptions.RayActorError):
+                        # The actor's process (or its node) died: a new actor takes its place. Its
+                        # other batches fail as well and come back here, to be sent again.
+                        ray.kill(actor, no_restart=True)
+                        actors[a], load[a] = new_actor(), 0
+                attempts[index] = attempts.get(index, 0) + 1
+                if attempts[index] <= max_retries:
+                    queue.append((index, batch))  # sent again first, to the least loaded actor
+                else:
+                    failed[index] = (batch, _short(exc))
+                continue
+            if actors[a] is actor:
+                load[a] -= 1
+            for record in records:
+                done[record.task.key] = record
+            if on_records is not None:
+                on_records(records)
+            if progress is not None:
+                progress.advance(len(records))
+        submit()
+    for actor in actors:
+        ray.kill(actor)
+    if failed:
+        lost = [task for _, (batch, _) in sorted(failed.items()) for task in batch]
+        first = ", ".join(str(t.key) for t in lost[:3]) + (" ..." if len(lost) > 3 else "")
+        reasons = sorted({why for _, why in failed.values()})
+        raise RuntimeError(
+            f"{len(lost)} games failed on Ray after {max_retries} retries ({first}); every other game was "
+            f"stored, so running the command again plays only these. Last errors: {'; '.join(reasons)}"
+        )
+    return [done[task.key] for task in tasks]
+
+
+def _short(exc: BaseException) -> str:
+    """The first line of a Ray error's message (its full text repeats the remote traceback)."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[-1] if lines else ''}"[:300]
