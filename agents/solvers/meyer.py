@@ -55,12 +55,11 @@ Example:
 
 import resource
 import time
-from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import brentq, linprog
 
-from agents.base import Agent, legal_of
+from agents.base import Agent, sample_action
 from agents.solvers.cache import cache_path, load_or_build
 from dice_envs.games import meyer
 
@@ -519,8 +518,6 @@ class EquilibriumAgent(Agent):
         return probabilities / total
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        from agents.base import sample_action
-
         return sample_action(self.rng, self.action_probabilities(observation, action_mask))
 
     def __repr__(self) -> str:
