@@ -15,10 +15,11 @@ Formats (CONTRACTS.md, "Tournaments and common dice"):
   the ``num_players`` cyclic rotations ``r``, entrant ``i`` of the table sitting at seat
   ``(i + r) % num_players``. Every entrant therefore sits in every seat of every table exactly
   ``games`` times, and ``--games N`` means N deals per table, ``N * num_players`` games.
-* **Common dice.** A roll's faces are a function of (seed, table, deal, turn number, roll number
-  within the turn) only, not drawn from one stream: the rotations of a deal meet the same dice at
-  the same moment of the game (turn 3's second roll is the same in every rotation) and meet them
-  again at the next turn even after the games' courses diverged. With ``dice="independent"`` the
+* **Common dice.** A roll's faces are a function of (seed, table, deal, round, turn number within
+  the round, roll number within the turn) only (:class:`Moments`), not drawn from one stream: the
+  rotations of a deal meet the same dice at the same moment of the game (round 2, turn 3, second
+  roll is the same in every rotation) and meet them again at the next turn, or the next round,
+  even after the games' courses diverged. With ``dice="independent"`` the
   rotation joins the key, which gives independent games (for measuring what common dice gain).
 * **Agents** are reset before every game with a seed keyed by (seed, table, deal, entrant label):
   results depend neither on the number of worker processes nor on the order games are played in.
@@ -265,7 +266,7 @@ def keyed_seed(*parts) -> int:
 
 
 class KeyedDice:
-    """Dice of one game as a function of (key, turn number, roll number within the turn).
+    """Dice of one game as a function of (key, moment): the moment is (round, turn, roll).
 
     The faces of a roll come from BLAKE2b of the key and the moment: bytes below 252 give face
     ``byte % 6 + 1`` (252 is a multiple of 6, so every face has probability exactly 1/6), larger
@@ -276,13 +277,13 @@ class KeyedDice:
     def __init__(self, *key):
         self._prefix = _hasher(*key)
 
-    def roll(self, k: int, turn: int, roll: int) -> tuple[int, ...]:
-        """The ``k`` dice (sorted) of roll ``roll`` of turn ``turn``."""
+    def roll(self, k: int, moment: tuple) -> tuple[int, ...]:
+        """The ``k`` dice (sorted) rolled at ``moment`` (see :class:`Moments`)."""
         faces: list[int] = []
         block = 0
         while len(faces) < k:
             h = self._prefix.copy()
-            h.update(f"|{turn}|{roll}|{block}".encode())
+            h.update(f"|{moment}|{block}".encode())
             for byte in h.digest():
                 if byte < 252:
                     faces.append(byte % 6 + 1)
@@ -292,21 +293,58 @@ class KeyedDice:
         return tuple(sorted(faces))
 
 
-def turn_marker(game, state):
-    """A value that changes exactly when a new turn begins, read at a chance state.
+def turn_marker(game, state) -> tuple:
+    """``(round, turn)`` read at a chance state: ``turn`` changes exactly when a new turn begins.
 
-    Syvere: the round and the position in it; 10 000: the turn counter (hot dice keep the turn);
-    Meyer: the round, the player to roll and the claim to beat (a blind reroll keeps all three,
-    so it is the turn's second roll). Any other engine: the player to roll.
+    Syvere: the round and the position in it. 10 000: the turn counter (hot dice keep the turn);
+    it has no rounds, so its turns are numbered from the start of the game. Meyer: the round, and
+    the player to roll with the claim to beat (a blind reroll keeps both: it is the turn's second
+    roll). Any other engine: one round, a turn per change of the player to roll.
     """
     name = game.name
     if name == "syvere":
-        return (state.round, state.turn)
+        return state.round, state.turn
     if name == "tenthousand":
-        return state.turn
+        return 0, state.turn
     if name == "meyer":
-        return (state.round, state.actor, state.claim)
-    return game.current_player(state)
+        return state.round, (state.actor, state.claim)
+    return 0, game.current_player(state)
+
+
+class Moments:
+    """Numbers the rolls of one game as (round, turn within the round, roll within the turn).
+
+    This is the moment of the game the common dice are keyed by (CONTRACTS.md: turn number and
+    roll number within the turn). Numbering turns within their round rather than from the start
+    lets games that diverged meet the same dice again when a round begins: in Meyer a round can
+    last two turns in one seating and five in the other.
+
+    Example:
+        >>> from dice_envs.games import syvere
+        >>> g = syvere.Game()
+        >>> Moments(g).next(g.initial_state())
+        (1, 0, 0)
+    """
+
+    def __init__(self, game):
+        self.game = game
+        self._marker = None
+        self._round = None
+        self._turn = -1
+        self._roll = 0
+
+    def next(self, state) -> tuple[int, int, int]:
+        """The moment of the roll about to be made at chance state ``state``."""
+        marker = turn_marker(self.game, state)
+        if marker != self._marker:
+            if marker[0] != self._round:
+                self._round, self._turn = marker[0], 0
+            else:
+                self._turn += 1
+            self._marker, self._roll = marker, 0
+        moment = (self._round, self._turn, self._roll)
+        self._roll += 1
+        return moment
 
 
 # -- playing one game ---------------------------------------------------------------------------
@@ -370,16 +408,12 @@ def play_game(game, agents: dict, task: GameTask, max_decisions: int = 1_000_000
     masks: dict[tuple, np.ndarray] = {}
     state = game.initial_state()
     log: list = []
-    turn, roll_in_turn, marker = -1, 0, object()
+    moments = Moments(game)
     decisions = 0
     while not game.is_terminal(state):
         k = game.num_dice_to_roll(state)
         if k:
-            m = turn_marker(game, state)
-            if m != marker:
-                marker, turn, roll_in_turn = m, turn + 1, 0
-            faces = dice.roll(k, turn, roll_in_turn)
-            roll_in_turn += 1
+            faces = dice.roll(k, moments.next(state))
             state = game.apply_chance(state, faces)
             log.append(dice_mod.to_string(faces))
             continue
