@@ -211,9 +211,11 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
         raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {args.banked}")
     bar = None
     report = None
-    if progress:
+    try:
         from tqdm import tqdm
-
+    except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
+        progress = False
+    if progress:
         bar = tqdm(total=cap // tts.STEP + 1, desc="solving turn totals", unit="total", file=sys.stderr, leave=False)
 
         def report(done: int, total: int) -> None:
