@@ -308,7 +308,7 @@ def export_module(module, engine, path, norm: dict, training: dict | None = None
 # -- training -----------------------------------------------------------------------------------
 def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed: int = 0,
           run_dir: str | None = None, hidden=(64, 64), env_runners: int = 0, batch: int = 2000,
-          address: str | None = None, progress: bool = True) -> dict:
+          address: str | None = None, progress: bool = True, inspect=None) -> dict:
     """Train a shared policy by self-play on RLlib and export it; resumes from ``run_dir/rllib``.
 
     Args:
@@ -319,6 +319,8 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         hidden, env_runners, batch: see :func:`build_config`.
         address: a Ray cluster to join; default a local Ray instance.
         progress: show a progress bar with env steps per second.
+        inspect: called with the trained RLlib module before it is exported (tests compare the
+            exported agent with it).
 
     Returns:
         The run summary (also written to ``run_dir/summary.json``).
@@ -369,11 +371,14 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         bar.close()
         seconds = time.perf_counter() - start
         module = algo.get_module(POLICY_ID)
+        if inspect is not None:
+            inspect(module)
         summary = {
             "backend": "rllib",
             "game": game,
             "options": options,
             "timesteps": done,
+            "steps_this_run": done - first,
             "seed": seed,
             "hidden": list(hidden),
             "env_runners": env_runners,

@@ -1,0 +1,141 @@
+"""Self-play training on RLlib (issue 11): a few thousand steps per game leave a checkpoint that is an agent.
+
+Marked ``ray`` (a local Ray instance with 2 CPUs; run with ``-m ray``), except the tests that need
+no Ray.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: Short games, so that episodes end within a few thousand steps even for an untrained policy.
+GAMES = [
+    ("meyer", {"lives": 2}),
+    ("syvere", {"elimination": 40}),
+    ("tenthousand", {"target": 2000}),
+]
+
+
+def sample_decisions(game: str, options: dict, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Observations and masks of ``n`` decisions of games played with random legal actions."""
+    from dice_envs.registry import env_module
+
+    env = env_module(game).env(**options)
+    rng = np.random.default_rng(seed)
+    found = []
+    episode = 0
+    while len(found) < n:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            found.append((obs["observation"].copy(), obs["action_mask"].copy()))
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            if len(found) >= n:
+                break
+    return found
+
+
+def test_fixed_normalization_maps_the_bounds_to_plus_minus_one():
+    from dice_envs.registry import env_module
+    from train.rllib import fixed_normalization, scale
+
+    for game, options in GAMES:
+        engine = env_module(game).env(**options).unwrapped.game
+        norm = fixed_normalization(engine)
+        low, high = np.asarray(engine.observation_low), np.asarray(engine.observation_high)
+        varying = high > low
+        assert np.allclose(scale(low, norm)[varying], -1.0, atol=1e-6)
+        assert np.allclose(scale(high, norm)[varying], 1.0, atol=1e-6)
+
+
+def test_rllib_without_ray_names_the_extra(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["ray"] = None  # as if Ray were not installed
+        from train.rllib import main
+        try:
+            main(["meyer", "--timesteps", "10", "--run-dir", "run"])
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            sys.exit(2)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)  # fmt: skip
+    assert proc.returncode == 2
+    assert "pip install 'dice-envs[ray]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning", object_store_memory=200 * 2**20)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
+def test_rllib_checkpoint_is_an_agent_with_the_modules_policy(ray_instance, tmp_path, game, options):
+    """2000 self-play steps; the export loads as an agent whose probabilities are the module's, and plays."""
+    from agents.checkpoint import load_agent
+    from evaluate.tournament import run_tournament
+    from train.rllib import masked_probabilities, scale, train
+
+    modules = []
+    summary = train(game, options, timesteps=2000, seed=3, run_dir=str(tmp_path / "run"), batch=1000,
+                    progress=False, inspect=modules.append)  # fmt: skip
+    assert summary["timesteps"] >= 2000 and summary["env_steps_per_second"] > 0
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["policy"] == summary["policy"]
+
+    agent = load_agent(game, summary["policy"], greedy=False, seed=0)
+    norm = agent.policy.meta["normalization"]
+    decisions = sample_decisions(game, options, 40, seed=11)
+    obs = np.stack([scale(o, norm) for o, _ in decisions])
+    masks = np.stack([m for _, m in decisions]).astype(np.float32)
+    theirs = masked_probabilities(modules[0], obs, masks)
+    for (o, m), p in zip(decisions, theirs):
+        ours = agent.action_probabilities(o, m)
+        assert ours.dtype == np.float64 and abs(ours.sum() - 1) < 1e-12
+        assert np.all(ours[m == 0] == 0) and np.all(p[m == 0] == 0)  # masked actions: never sampled
+        np.testing.assert_allclose(ours, p, rtol=0, atol=2e-6)
+
+    # As a SPEC path, in a tournament against a built-in agent: every game ends, every move legal
+    # (the engine refuses an illegal action with a ValueError, which would fail the game).
+    result = run_tournament(game, [summary["policy"], "random"], games=4, seed=1, options=options, db=None,
+                            workers=1, progress=False)  # fmt: skip
+    assert len(result.records) == 8
+    assert all(len(r.winners) >= 1 for r in result.records)
+
+
+@pytest.mark.ray
+def test_rllib_run_resumes_from_its_checkpoint(ray_instance, tmp_path):
+    from train.rllib import train
+
+    run = str(tmp_path / "run")
+    first = train("meyer", {"lives": 2}, timesteps=1000, seed=4, run_dir=run, batch=1000, progress=False)
+    assert (tmp_path / "run" / "rllib").is_dir()
+    second = train("meyer", {"lives": 2}, timesteps=2000, seed=4, run_dir=run, batch=1000, progress=False)
+    # The second run went on from the first one's steps: it sampled only what was missing.
+    assert first["steps_this_run"] == first["timesteps"] >= 1000
+    assert second["timesteps"] >= 2000
+    assert second["steps_this_run"] == second["timesteps"] - first["timesteps"] < second["timesteps"]
