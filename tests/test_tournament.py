@@ -23,13 +23,23 @@ from evaluate.tournament import (
 
 
 def rolls_by_moment(game, log):
-    """((round, turn, roll within the turn), dice) of every roll of a stored log."""
+    """((turn, roll within the turn), dice) of every roll of a stored log."""
     moments = Moments(game)
     return [
         (moments.next(before), dice_mod.normalize(event))
         for event, before, _ in replay_states(game, log)
         if isinstance(event, str)
     ]
+
+
+def roller_by_moment(game, log):
+    """(turn, roll) -> the seat whose dice they are."""
+    moments = Moments(game)
+    return {
+        moments.next(before): game.current_player(before)
+        for event, before, _ in replay_states(game, log)
+        if isinstance(event, str)
+    }
 
 
 @pytest.mark.parametrize("entrants, seats", [(5, 3), (4, 2), (4, 4), (6, 4)])
@@ -84,9 +94,9 @@ def test_labels_are_unique_and_readable():
 
 def test_keyed_dice_are_fair_and_a_function_of_the_moment():
     dice = KeyedDice("test", 1)
-    assert dice.roll(6, (1, 3, 1)) == KeyedDice("test", 1).roll(6, (1, 3, 1))
-    assert len({dice.roll(6, (1, 3, r)) for r in range(5)}) > 1
-    faces = Counter(f for t in range(10_000) for f in dice.roll(6, (0, t, 0)))
+    assert dice.roll(6, (3, 1)) == KeyedDice("test", 1).roll(6, (3, 1))
+    assert len({dice.roll(6, (3, r)) for r in range(5)}) > 1
+    faces = Counter(f for t in range(10_000) for f in dice.roll(6, (t, 0)))
     n = 60_000
     # each face: n/6 = 10000, sd = sqrt(n * 1/6 * 5/6) ~ 91; 5 sd is a fixed-key check, not a flake
     assert all(abs(faces[f] - n / 6) < 5 * 91 for f in range(1, 7)), faces
@@ -111,10 +121,13 @@ def test_common_dice_replay_the_same_rolls_in_permuted_seats(game_name, specs, o
         assert games[0].seats == games[1].seats[::-1]
         rolls = [dict(rolls_by_moment(game, g.log)) for g in games]
         common = set(rolls[0]) & set(rolls[1])
-        assert min(common) in rolls[0] and min(common)[1:] == (0, 0)
+        assert (0, 0) in common
+        # Two players: turn t is the same seat's in both seatings, so the entrants swap dice.
+        rollers = [roller_by_moment(game, g.log) for g in games]
+        assert all(rollers[0][m] == rollers[1][m] for m in common)
         for moment in common:
             a, b = rolls[0][moment], rolls[1][moment]
-            if moment[2] == 0:
+            if moment[1] == 0:
                 # a turn's first roll: the same dice in both seatings
                 assert a == b, (moment, a, b)
                 shared_turn_starts += 1
@@ -124,7 +137,7 @@ def test_common_dice_replay_the_same_rolls_in_permuted_seats(game_name, specs, o
         if deal < 3:
             other = [dict(rolls_by_moment(game, g.log)) for g in independent]
             # With independent dice each rotation has its own (over the first few turns).
-            starts = [m for m in set(other[0]) & set(other[1]) if m[2] == 0]
+            starts = [m for m in set(other[0]) & set(other[1]) if m[1] == 0]
             assert any(other[0][m] != other[1][m] for m in starts)
     assert shared_turn_starts >= 12
 
@@ -135,23 +148,18 @@ def test_turns_are_numbered_as_the_rules_have_them():
     agents = build_agents(game, ["random"] * 3, ["a", "b", "c"])
     record = play_game(game, agents, GameTask(0, ("a", "b", "c"), 0, 0))
     moments = rolls_by_moment(game, record.log)
-    for (round_, turn, roll), dice in moments:
+    for (turn, roll), dice in moments:
         if roll == 0:
             assert len(dice) == 6
-        assert roll < 3 and turn < 3
-    rounds = sorted({m[0] for m, _ in moments})
-    assert rounds == list(range(1, len(rounds) + 1))
-    for round_ in rounds:
-        turns = {m[1] for m, _ in moments if m[0] == round_}
-        assert turns == set(range(len(turns)))
+        assert roll < 3
+    turns = [m[0] for m, _ in moments]
+    assert sorted(set(turns)) == list(range(max(turns) + 1))
     # 10 000: a turn begins with six dice; hot dice (six again) stay in the same turn (TT-4).
     game = build_game("tenthousand", {"num_players": 2})
     agents = build_agents(game, ["greedy", "heuristic"], ["a", "b"])
     for deal in range(4):
         record = play_game(game, agents, GameTask(0, ("a", "b"), deal, 0))
-        moments = rolls_by_moment(game, record.log)
-        assert {m[0] for m, _ in moments} == {0}  # no rounds: turns counted from the start
-        for (_, turn, roll), dice in moments:
+        for (turn, roll), dice in rolls_by_moment(game, record.log):
             if roll == 0:
                 assert len(dice) == 6
 
