@@ -205,7 +205,6 @@ def engine_turn_value(sol, a_points, b_points, role):
 @pytest.mark.parametrize(
     "options, starts",
     [
-        ({"preset": "dk", "target": 1000}, [(0, 0, 0), (0, 0, 1)]),  # finish_round, both roles
         ({"preset": "no", "target": 1000, "end": "immediate"}, [(0, 0, 0), (600, 850, 0)]),
     ],
 )
@@ -219,6 +218,8 @@ def test_start_values_satisfy_the_bellman_equation_on_engine_states(options, sta
 @pytest.mark.parametrize(
     "options, starts",
     [
+        ({"preset": "dk", "target": 1000}, [(0, 0, 0), (0, 0, 1)]),  # finish_round, both roles
+        ({"preset": "dk", "target": 1000, "end": "immediate"}, [(0, 0, 0)]),
         ({"preset": "no", "target": 1000}, [(0, 0, 0), (500, 0, 0), (900, 950, 0), (950, 500, 0)]),
         ({"preset": "dk", "target": 1500}, [(0, 1000, 0), (1000, 0, 1), (1400, 1450, 0), (1450, 1450, 1)]),
         ({"preset": "dk", "target": 2000, "end": "immediate"}, [(0, 0, 0), (1000, 1950, 0)]),

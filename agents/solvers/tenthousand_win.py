@@ -433,6 +433,11 @@ def peak_memory_mib() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
+def _points(thr: int) -> str:
+    """A bank threshold in words: a threshold of one unit (50) or less lets any selection bank."""
+    return "any" if thr <= 1 else f"{thr * UNIT} points"
+
+
 def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     """What ``dice-envs solve tenthousand --objective win`` prints, JSON-able.
 
@@ -459,7 +464,7 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         f"first player's chance of winning under optimal play (P(win) + 1/2 P(tie)): {solution.value:.6f}",
         f"second player's: {1 - solution.value:.6f}",
         f"start-of-turn states solved: {solution.W.size:,} ({solution.num_roles} role(s) x {T} x {T} totals);"
-        f" bank thresholds {solution.thr_open * UNIT} / {solution.thr_bank * UNIT} points",
+        f" least banks {_points(solution.thr_open)} to open, then {_points(solution.thr_bank)}",
         f"last-turn needs tabulated to {solution.D * UNIT:,} points; every value is within"
         f" {solution.error_bound:.1e} of the exact one",
         f"{'loaded from the cache' if cached else f'solved in {solution.seconds:.1f} s'};"
@@ -483,7 +488,7 @@ class WinProbAgent(DeterministicAgent):
 
     Builds or loads the solution on construction (minutes for target 10 000 the first time, then
     seconds from the cache). At each decision it reads its own observation (the layout of
-    :mod:`dice_envs.tenthousand_v0`: totals own first, på listen flags, busts in a row, whose turn,
+    the Ten thousand env module's docstring (``dice_envs.registry.env_module("tenthousand")``): totals own first, på listen flags, busts in a row, whose turn,
     turn total, dice in play, the roll by face, end phase), re-solves the current turn from the
     start-of-turn table and takes the selection and roll/bank of greatest value (ties: bank, then
     the lower action id).
