@@ -177,3 +177,30 @@ def test_the_trained_spec_of_make_agent_loads_a_checkpoint_path(tmp_path):
     agent = agents.make_agent(engine("meyer"), str(tmp_path / "ck"), seed=3)
     assert isinstance(agent, TrainedAgent)
     shutil.rmtree(tmp_path / "ck")
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [("meyer", {"num_players": 2, "lives": 6}), ("syvere", {"num_players": 4}),
+     ("tenthousand", {"num_players": 2, "preset": "dk"})],
+)
+def test_shipped_checkpoints_load_and_play_legal_moves(game, options):
+    """Each game's shipped checkpoint (agents/trained/<game>/) is the `trained` agent and plays whole
+    games, in every seat, with legal moves only."""
+    import agents
+
+    eng = engine(game, **options)
+    agent = agents.make_agent(eng, "trained", seed=0)
+    assert isinstance(agent, TrainedAgent) and agent.policy.meta["game"] == game
+    env = SingleAgentView(game, opponents=["random"], **options)
+    for g in range(env.num_players):
+        obs, _ = env.reset(seed=g, options={"learner_seat": g})
+        while True:
+            mask = env.action_masks()
+            probs = agent.action_probabilities(obs, mask.astype(np.int8))
+            action = agent.act(obs, mask.astype(np.int8))
+            assert mask[action] and probs[action] == 1.0
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        assert terminated and not info.get("illegal_action")
