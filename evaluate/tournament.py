@@ -651,6 +651,54 @@ def play_tasks(
     return [done[task.key] for task in tasks]
 
 
+def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> list[GameTask]:
+    """The games of one table in the order a match plays them: game ``g`` is deal ``g // n`` in
+    rotation ``g % n``, so entrant ``i`` (``labels[i]``) sits at seat ``(i + g) % n``.
+
+    This is how ``match`` is a special case of a tournament: one table, its entrants in the order
+    given, ``num_games`` games that need not fill the last deal.
+
+    >>> [(t.deal, t.seats) for t in table_tasks(["a", "b"], 3, seed=0)]
+    [(0, ('a', 'b')), (0, ('b', 'a')), (1, ('a', 'b'))]
+    """
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
+    if len(set(labels)) != len(labels) or len(labels) < 2:
+        raise ValueError(f"a table needs at least 2 entrants with unique labels, got {list(labels)}")
+    n = len(labels)
+    return [GameTask(int(seed), tuple(labels), g // n, g % n, dice) for g in range(int(num_games))]
+
+
+def play_table(
+    game,
+    agents: dict,
+    labels: Sequence[str],
+    num_games: int,
+    seed: int,
+    on_game: Callable[[int, GameRecord], None] | None = None,
+    progress: Progress | None = None,
+) -> list[GameRecord]:
+    """Play the games of :func:`table_tasks` in this process, in order, with prebuilt agents.
+
+    Args:
+        game: the engine (``num_players == len(labels)``).
+        agents: label -> agent (any object with the agent protocol).
+        on_game: called with each game's number and record as soon as it is played.
+    """
+    tasks = table_tasks(labels, num_games, seed)
+    count = 0
+
+    def each(batch: list[GameRecord]) -> None:
+        nonlocal count
+        for record in batch:
+            if on_game is not None:
+                on_game(count, record)
+            count += 1
+
+    return play_tasks(game.name, {}, [], list(labels), tasks, workers=1, on_records=each, progress=progress,
+                      game=game, agents=agents)  # fmt: skip
+
+
 @dataclass
 class TournamentResult:
     """Every game of a tournament, and what this run did.

@@ -189,3 +189,21 @@ def test_win_shares_follow_the_returns():
         shares = record.win_shares()
         assert sum(shares) == pytest.approx(1.0)
         assert [s > 0 for s in shares] == [r > 0 or not any(record.returns) for r in record.returns]
+
+
+def test_a_match_is_one_table_played_in_rotation_order():
+    from evaluate.tournament import play_table
+
+    game = build_game("syvere", {"num_players": 3})
+    labels = ["heuristic", "random", "random#2"]
+    agents = build_agents(game, ["heuristic", "random", "random"], labels)
+    seen = []
+    five = play_table(game, agents, labels, 5, seed=4, on_game=lambda g, r: seen.append(g))
+    assert seen == [0, 1, 2, 3, 4]
+    for g, record in enumerate(five):
+        assert record.seats.index(labels[0]) == g % 3  # entrant i at seat (i + g) % n
+        assert (record.task.deal, record.task.rotation) == (g // 3, g % 3)
+    two = play_table(game, agents, labels, 2, seed=4)
+    assert [r.log for r in two] == [r.log for r in five[:2]]  # game g does not depend on the count
+    # ... and is the tournament's game of that deal and rotation.
+    assert five[4].log == play_game(game, agents, GameTask(4, tuple(labels), 1, 1)).log
