@@ -62,24 +62,30 @@ def test_fixed_normalization_maps_the_bounds_to_plus_minus_one():
         assert np.allclose(scale(high, norm)[varying], 1.0, atol=1e-6)
 
 
-def test_rllib_without_ray_names_the_extra(tmp_path):
+@pytest.mark.parametrize("entry", ["python -m train.rllib", "dice-envs train --backend rllib"])
+def test_rllib_without_ray_names_the_extra(tmp_path, entry):
     script = textwrap.dedent(
         """
         import sys
         sys.modules["ray"] = None  # as if Ray were not installed
-        from train.rllib import main
-        try:
-            main(["meyer", "--timesteps", "10", "--run-dir", "run"])
-        except ValueError as exc:
-            print(exc, file=sys.stderr)
-            sys.exit(2)
+        if sys.argv[1] == "module":
+            from train.rllib import main
+            try:
+                main(["meyer", "--timesteps", "10", "--run-dir", "run"])
+            except ValueError as exc:
+                print(exc, file=sys.stderr)
+                sys.exit(2)
+        from dice_envs.cli import main
+        sys.exit(main(["train", "meyer", "--backend", "rllib", "--timesteps", "10", "--run-dir", "run"]))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+    which = "module" if entry.startswith("python") else "cli"
+    proc = subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)  # fmt: skip
-    assert proc.returncode == 2
+    assert proc.returncode == 2, proc.stderr
     assert "pip install 'dice-envs[ray]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.fixture(scope="module")

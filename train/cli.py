@@ -50,6 +50,19 @@ def _parse_field(name: str, text: str):
     raise ValueError(f"--set cannot set {name!r}")
 
 
+def _without_backend(argv: list[str]) -> list[str]:
+    """``argv`` without its ``--backend VALUE`` / ``--backend=VALUE`` words (for the RLlib trainer)."""
+    out, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--backend":
+            skip = True
+        elif not word.startswith("--backend="):
+            out.append(word)
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dice-envs train",
@@ -68,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=int, default=2000, help="deals per opponent for --evaluate (each in every seat)")
     p.add_argument("--eval-seed", type=int, default=2_000_000_000, help="first deal's seed for --evaluate")
     p.add_argument("--sample", action="store_true", help="--evaluate: sample from the policy instead of its argmax")
+    p.add_argument(
+        "--backend", choices=("sb3", "rllib"), default="sb3",
+        help="sb3: MaskablePPO in this process (default); rllib: self-play PPO on Ray RLlib, a shared masked policy "
+        "(pip install 'dice-envs[ray]'; its flags: python -m train.rllib --help)",
+    )  # fmt: skip
     return p
 
 
@@ -76,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     ns, rest = parser.parse_known_args(argv)
+    if ns.backend == "rllib":
+        from train.rllib import main as rllib_main
+
+        return rllib_main(_without_backend(argv))
     from dice_envs.options import parse_game_options
 
     options = parse_game_options(ns.game, rest)
