@@ -248,10 +248,11 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
         ray.get([actor.ping.remote() for actor in actors])
     except ray.exceptions.RayError:
         pass  # an actor that cannot start fails its batches below, where it is retried and reported
-    if progress is not None and progress.enabled:
+    if progress is not None:
         # Starting Ray's workers and building the agents takes seconds; the bar's games per
         # second count from here, so that they say how fast games are played.
-        print(f"Ray: {workers} workers ready in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        if progress.enabled:
+            print(f"Ray: {workers} workers ready in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
         progress.start = time.perf_counter()
     size = size or batch_size(len(tasks), workers)
     queue = [(i, tasks[i : i + size]) for i in range(0, len(tasks), size)]
@@ -318,3 +319,92 @@ def _short(exc: BaseException) -> str:
     """The first line of a Ray error's message (its full text repeats the remote traceback)."""
     lines = [line for line in str(exc).splitlines() if line.strip()]
     return f"{type(exc).__name__}: {lines[-1] if lines else ''}"[:300]
+
+
+# -- benchmark ----------------------------------------------------------------------------------
+def bench(game_name: str, specs: Sequence[str], games: int, seed: int = 0, options: dict | None = None,
+          workers: Sequence[int] = (1, 2), address: str | None = None) -> list[dict]:
+    """Games per second of the same tournament's games: local processes and Ray actors, no store.
+
+    Every run plays the same games (the tournament of ``specs`` with ``games`` deals per table);
+    a local run with one worker is the plain single-process rate. Ray's figures are given twice:
+    over the whole call (starting the actors and building their agents included) and over the
+    playing alone (from the moment every actor is ready).
+
+    Returns:
+        One dict per run: ``backend``, ``workers``, ``games``, ``seconds``, ``games_per_second``
+        and, for Ray, ``startup_seconds`` and ``playing_games_per_second``.
+    """
+    from evaluate.tournament import build_agents, build_game, make_labels, play_tasks, schedule
+
+    options = dict(options or {})
+    labels = make_labels(game_name, specs)
+    num_players = int(options.pop("num_players", 2))
+    full = {**options, "num_players": num_players}
+    game = build_game(game_name, full)
+    tasks = schedule(labels, num_players, games, seed)
+    agents = build_agents(game, specs, labels)
+    figures = []
+    for w in workers:
+        start = time.perf_counter()
+        play_tasks(game_name, full, specs, labels, tasks, workers=w, game=game, agents=agents)
+        seconds = time.perf_counter() - start
+        figures.append({"backend": "local", "workers": w, "games": len(tasks), "seconds": seconds,
+                        "games_per_second": len(tasks) / seconds})
+        print(_bench_line(figures[-1]), file=sys.stderr, flush=True)
+    ray, _, started = start_ray(address, max(workers))
+    try:
+        for w in workers:
+            bar = Progress(len(tasks), "", enabled=False)
+            start = time.perf_counter()
+            play_tasks_ray(game_name, full, specs, labels, tasks, workers=w, progress=bar)
+            end = time.perf_counter()
+            figures.append({"backend": "ray", "workers": w, "games": len(tasks), "seconds": end - start,
+                            "games_per_second": len(tasks) / (end - start), "startup_seconds": bar.start - start,
+                            "playing_games_per_second": len(tasks) / (end - bar.start)})
+            print(_bench_line(figures[-1]), file=sys.stderr, flush=True)
+    finally:
+        if started:
+            ray.shutdown()
+    return figures
+
+
+def _bench_line(f: dict) -> str:
+    line = f"{f['backend']:>5} x{f['workers']}: {f['games']} games in {f['seconds']:.1f} s, {f['games_per_second']:,.0f} games/s"
+    if "startup_seconds" in f:
+        line += f" ({f['startup_seconds']:.1f} s to start the actors; {f['playing_games_per_second']:,.0f} games/s playing)"
+    return line
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evaluate.ray_backend GAME --agents SPEC... --games N [--workers 1 2]``: the benchmark."""
+    import argparse
+    import json
+
+    from dice_envs.options import parse_game_options
+
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluate.ray_backend",
+        description="Games per second of one tournament's games: local processes against Ray actors.",
+    )
+    parser.add_argument("game", choices=("meyer", "syvere", "tenthousand"))
+    parser.add_argument("--agents", nargs="+", default=["random", "honest", "bluffer"], metavar="SPEC")
+    parser.add_argument("--games", type=int, default=500, help="deals per table (default 500)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to measure")
+    parser.add_argument("--address", default=None, help="a Ray cluster to join (default a local instance)")
+    args, rest = parser.parse_known_args(argv)
+    options = parse_game_options(args.game, rest)
+    if args.games < 1 or any(w < 1 for w in args.workers):
+        raise ValueError("--games and --workers must be whole numbers >= 1")
+    figures = bench(args.game, args.agents, args.games, args.seed, options, args.workers, args.address)
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    try:
+        raise SystemExit(main())
+    except ValueError as exc:
+        print(f"python -m evaluate.ray_backend: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
