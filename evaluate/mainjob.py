@@ -23,20 +23,39 @@ import os
 import sys
 import time
 
-#: game -> (entrants, deals per pair). The deals are chosen so that the three tournaments take a
-#: few minutes on two cores (see the README for the figures of a run).
+#: game -> (entrants, deals per table). The deals are chosen so that the three tournaments take a
+#: few minutes on two cores (see the README for the figures of a run). The game's options (and so
+#: the table size) are those of the trained checkpoint (:func:`checkpoint_options`).
 ENTRANTS: dict[str, tuple[list[str], int]] = {
-    "syvere": (["trained", "optimal", "heuristic", "random"], 800),
+    "syvere": (["trained", "optimal", "heuristic", "random"], 400),
     "tenthousand": (["trained", "optimal", "heuristic", "greedy", "random"], 250),
     "meyer": (["trained", "equilibrium", "doubter", "honest", "bluffer", "random"], 250),
 }
 
 
-def available(game_name: str, specs: list[str]) -> tuple[list[str], list[str]]:
+def checkpoint_options(game_name: str, paths: list[str]) -> dict:
+    """The game options of the first readable checkpoint among ``paths`` and the shipped one.
+
+    The tournament is played in the game the trained agents know (the shipped Syvere agent plays
+    at tables of four, say); with no checkpoint, the game's default options.
+    """
+    from agents.checkpoint import TRAINED_DIR, read_checkpoint
+
+    for path in [*paths, TRAINED_DIR / game_name]:
+        try:
+            meta, _ = read_checkpoint(path)
+        except (ValueError, OSError):
+            continue
+        if meta.get("game") == game_name:
+            return dict(meta.get("options") or {})
+    return {}
+
+
+def available(game_name: str, specs: list[str], options: dict) -> tuple[list[str], list[str]]:
     """The SPECs whose agents can be built here, and a note for each that cannot."""
     from evaluate.tournament import build_agents, build_game, make_labels
 
-    game = build_game(game_name, {"num_players": 2})
+    game = build_game(game_name, options)
     keep, notes = [], []
     for spec in specs:
         try:
@@ -48,7 +67,9 @@ def available(game_name: str, specs: list[str]) -> tuple[list[str], list[str]]:
     return keep, notes
 
 
-def run_game(game_name: str, specs: list[str], games: int, out: str, workers: int | None, seed: int) -> tuple:
+def run_game(
+    game_name: str, specs: list[str], games: int, out: str, workers: int | None, seed: int, options: dict
+) -> tuple:
     """One game's tournament with its store and report; returns (result, leaderboard, seconds)."""
     from evaluate.ratings import leaderboard
     from evaluate.report import print_leaderboard, write_report
@@ -56,7 +77,7 @@ def run_game(game_name: str, specs: list[str], games: int, out: str, workers: in
 
     db = os.path.join(out, f"{game_name}.sqlite")
     start = time.perf_counter()
-    kwargs = dict(games=games, seed=seed, db=db, workers=workers, progress=True)
+    kwargs = dict(games=games, seed=seed, db=db, workers=workers, progress=True, options=options)
     try:
         result = run_tournament(game_name, specs, **kwargs)
     except ValueError as exc:
@@ -70,9 +91,10 @@ def run_game(game_name: str, specs: list[str], games: int, out: str, workers: in
         print(f"{game_name}: {exc}\n  -> the old database is kept as {kept}; starting afresh", file=sys.stderr)
         result = run_tournament(game_name, specs, **kwargs)
     lb = leaderboard(result.labels, result.records, bootstrap=200, seed=seed)
+    tables = "every pair" if result.num_players == 2 else f"tables of {result.num_players}"
     title = (
-        f"{game_name}: {len(result.labels)} agents, every pair, {games} deals x 2 seatings, common dice, "
-        f"{len(result.records)} games"
+        f"{game_name}: {len(result.labels)} agents, {tables}, {games} deals x {result.num_players} seatings, "
+        f"common dice, {len(result.records)} games"
     )
     print_leaderboard(lb, title)
     write_report(os.path.join(out, game_name), result, lb)
@@ -104,15 +126,19 @@ def main(argv: list[str] | None = None) -> int:
     summary = ["# Tournaments of the main job", ""]
     for game_name in args.only:
         specs, deals = ENTRANTS[game_name]
-        specs, notes = available(game_name, specs + extra.get(game_name, []))
+        options = checkpoint_options(game_name, extra.get(game_name, []))
+        specs, notes = available(game_name, specs + extra.get(game_name, []), options)
         for note in notes:
             print(note, file=sys.stderr)
         games = max(1, round(deals * args.games))
-        result, lb, seconds = run_game(game_name, specs, games, args.out, args.workers, args.seed)
+        result, lb, seconds = run_game(game_name, specs, games, args.out, args.workers, args.seed, options)
+        tables = "pair" if result.num_players == 2 else f"table of {result.num_players}"
+        shown = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
         summary += [
             f"## {game_name}",
             "",
-            f"{len(result.records)} games ({games} deals per pair, both seatings, common dice, seed {args.seed}); "
+            f"{shown}. {len(result.records)} games ({games} deals per {tables}, every rotation of the seats, "
+            f"common dice, seed {args.seed}); "
             f"{result.played_now} played in this run at {result.games_per_second:,.0f} games/s with "
             f"{result.workers} workers; {seconds:.0f} s with the report.",
             "",
