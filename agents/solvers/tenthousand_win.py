@@ -47,6 +47,13 @@ target 10 000 under ``finish_round``), the last-turn tables ``L`` and the one-pl
 last turn past the thresholds. Nothing per turn total is stored: the agent re-solves the one turn
 it is playing from ``W`` (a few milliseconds).
 
+Values at target 10 000 (the first player's P(win) + ½·P(tie) under optimal play by both):
+``dk`` 0.482898 (the second seat has the last word of the round), ``no`` 0.531610; with
+``end="immediate"``: ``dk`` 0.530685, ``no`` 0.532653. Full solves took 1071 s (``dk``), 404 s
+(``no``), 602 s and 820 s (immediate), peak resident memory 163-167 MiB, on two cores shared with
+other jobs (load average 12-17), so the times are pessimistic
+(``python -m agents.solvers.tenthousand_win_bench solve --preset dk`` measures one).
+
 Not supported (a ``ValueError`` says so): more than two players, ``over_threshold``,
 ``confirm_combinations``, ``exact_target`` and a bust penalty (the ``farkle`` preset), whose
 falling totals break the order of the solve.
