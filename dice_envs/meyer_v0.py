@@ -117,6 +117,11 @@ logs, replays and debugging. A person playing a seat must be shown
 ``env.unwrapped.game.render_for(env.unwrapped.game_state, seat)`` (``dice-envs play meyer`` does that).
 ``env.unwrapped.history`` likewise holds every roll with nothing hidden.
 
+Every game can end, under every accepted option: each doubt costs a life, and a doubt is always
+legal. Under ``claim_rule="at_least"`` a round has no longest length, so agents that never doubt
+could play one for ever (``21`` believed and claimed again); ``max_cycles`` truncates such games.
+Under ``"higher"`` a round has at most 21 claims.
+
 Illegal actions: ``raw_env`` raises ``ValueError`` naming the action; ``env()`` ends the game with
 -1 for the offender and 0 for everyone else (PettingZoo's ``TerminateIllegalWrapper``).
 

@@ -60,6 +60,9 @@ Interpretations taken from RULES.md:
   starter is the previous seat: by default the last player of a round starts the next.
 * SY-3: pairs summing to 7 are set aside by rule after every roll, not by the player's choice.
 
+Every game can end, under every accepted option: a turn scores at least 1 unless every die is
+paired off, which no choice can force, so players reach ``elimination`` in the end.
+
 Illegal actions: ``raw_env`` raises ``ValueError`` naming the action; ``env()`` ends the game with
 -1 for the offender and 0 for everyone else (PettingZoo's ``TerminateIllegalWrapper``).
 
