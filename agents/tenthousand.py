@@ -1,6 +1,6 @@
 """Ten thousand agents: a greedy one and a stop-threshold heuristic (seed 002's advice).
 
-Both read the observation through the layout documented in :mod:`dice_envs.tenthousand_v0`
+Both read the observation through the layout documented in :mod:`dice_envs.tenthousand_v1`
 (totals own first at 0..N-1, the turn block from 4N: turn total, dice in play, the roll by face,
 pending confirmation, end phase, turns left) and list the roll's selections with the engine's
 public enumerator ``game.selections(roll)``. The action mask says which banks are allowed.
