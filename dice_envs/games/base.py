@@ -84,7 +84,10 @@ def check_dice(dice, k: int) -> dice_mod.Dice:
         ValueError: naming the dice and what was expected.
     """
     if type(dice) is tuple:
-        canonical = _SORTED.get(dice)
+        try:
+            canonical = _SORTED.get(dice)
+        except TypeError:  # an unhashable item (a list, a dict): the loop below names it
+            canonical = None
         # A tuple equal to a sorted roll of ints may still hold floats or bools (1.0 == True == 1):
         # only the very object handed out by the dice stream, or a tuple of ints, passes here.
         if canonical is not None and len(dice) == k and (canonical is dice or all(type(f) is int for f in dice)):
