@@ -9,8 +9,8 @@
   to 1.
 * **More players: Plackett-Luce with openskill** (``openskill.models.PlackettLuce``, Weng and Lin,
   JMLR 12, 2011): each game ranks its winners first (tied) and the others after them (tied, since
-  C-3 returns do not order the losers); games are fed in a fixed shuffled order and the rating is
-  ``mu``.
+  C-3 returns do not order the losers); the update is online, so the rating is ``mu`` averaged
+  over 20 shuffled orders of the games.
 * **Intervals** for both come from a bootstrap over deals: a deal and all its rotations are
   resampled together, because with common dice they are not independent games; the interval is
   the 2.5 and 97.5 percentiles of the refitted ratings. Win rates carry Wilson score intervals
@@ -35,6 +35,7 @@ from evaluate.stats import Z95, mean_ci, wilson
 
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 PRIOR_TIES = 1.0  # virtual tied games per pair of entrants that met
+ORDERS = 20  # game orders the Plackett-Luce rating is averaged over
 
 
 # -- Bradley-Terry ------------------------------------------------------------------------------
@@ -335,14 +336,19 @@ def leaderboard(
         rating_name = "Elo"
     else:
         ranked = [(list(r.seats), _ranks(r.returns)) for r in records]
+        # openskill's online update depends on the order of the games: the rating is its mu
+        # averaged over ORDERS shuffles of them (the first with openskill itself, the others with
+        # its batched replay), which keeps one lucky order from moving the leaderboard.
         mus = plackett_luce(labels, ranked, order_seed=seed)
-        point = np.array([mus[label] for label in labels])
+        seat_ids = np.array([[index[label] for label in seats] for seats, _ in ranked])
+        rank_ids = np.array([ranks for _, ranks in ranked])
+        orders = np.stack([np.random.default_rng(seed + 1000 + k).permutation(len(ranked)) for k in range(ORDERS - 1)])
+        others = plackett_luce_batch(E, seat_ids[orders], rank_ids[orders])
+        point = (np.array([mus[label] for label in labels]) + others.sum(axis=0)) / ORDERS
         if bootstrap > 0:
             if len({len(m) for m in _members(game_cluster, C)}) != 1:
                 raise ValueError("every deal must have the same number of games (all its rotations)")
             members = np.array(_members(game_cluster, C))  # (C, games per deal)
-            seat_ids = np.array([[index[label] for label in seats] for seats, _ in ranked])
-            rank_ids = np.array([ranks for _, ranks in ranked])
             picked = members[rng.integers(C, size=(bootstrap, C))].reshape(bootstrap, -1)
             # Each replica plays its resampled games in its own shuffled order, as the point fit does.
             picked = rng.permuted(picked, axis=1)
