@@ -404,12 +404,23 @@ class _DirectBookkeeping:
         return self._raw.action_space(agent)
 
     def last(self, observe: bool = True):
-        # AECEnv.last would look the finished agent up in emptied dicts (KeyError): say why instead.
-        # Before reset the wrapper's own "call reset first" error stands.
+        # AECEnv.last, written out so that the per-step loop pays no extra call for the check, and
+        # reading the bookkeeping from the unwrapped env directly. After the game, once every
+        # agent has been stepped out, the emptied dicts raise KeyError: say why instead. Before
+        # reset, reading agent_selection fails into the wrapper's own "call reset first" error.
+        agent = self.agent_selection
+        observation = self.observe(agent) if observe else None
         raw = self._raw
-        if raw.game_state is not None and raw.agent_selection not in raw.terminations:
-            raise raw._not_playing("last()")
-        return super().last(observe)
+        try:
+            return (
+                observation,
+                raw._cumulative_rewards[agent],
+                raw.terminations[agent],
+                raw.truncations[agent],
+                raw.infos[agent],
+            )
+        except KeyError:
+            raise raw._not_playing("last()") from None
 
 
 
