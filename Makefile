@@ -24,12 +24,21 @@ $(VENV)/.dev: $(PY) pyproject.toml Makefile
 	$(PY) -m pip install --quiet -e ".[train,solve,report,dev]"
 	touch $@
 
-# Until training and tournaments land, the main job is a seeded match of the built-in agents of
-# each game, with standings and 95% confidence intervals.
+# The main job: a short self-play training run of each game, then a tournament per game of the new
+# checkpoints against the built-in agents, the fast solver agents and the checkpoints shipped with
+# the package, writing results/tournament/<game>.sqlite, the reports and summary.md. Re-running it
+# continues the training runs and plays only the games the databases lack.
+MAIN_STEPS ?= 100000
+RUNS ?= runs/main
+
 run: $(VENV)/.dev
-	$(VENV)/bin/dice-envs match syvere --agents heuristic,random,random,random --games 500
-	$(VENV)/bin/dice-envs match tenthousand --agents heuristic,greedy --games 500 --preset dk
-	$(VENV)/bin/dice-envs match meyer --agents doubter,honest,bluffer --games 500
+	$(VENV)/bin/dice-envs train meyer --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/meyer
+	$(VENV)/bin/dice-envs train syvere --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/syvere
+	$(VENV)/bin/dice-envs train tenthousand --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/tenthousand
+	$(PY) -m evaluate.mainjob --out results/tournament \
+		--checkpoint meyer=$(RUNS)/meyer/policy \
+		--checkpoint syvere=$(RUNS)/syvere/policy \
+		--checkpoint tenthousand=$(RUNS)/tenthousand/policy
 
 test: $(VENV)/.dev
 	$(PY) -m pytest

@@ -1,1 +1,1 @@
-"""Evaluation: matches between agents, win rates and confidence intervals (tournaments later)."""
+"""Evaluation: matches and tournaments between agents, ratings, Wilson intervals, the results store, reports, exploitability."""
