@@ -1,9 +1,13 @@
 """Play agents against each other and report win rates with Wilson score intervals.
 
-Every game of a match is keyed by ``(seed, game number)``: its dice and its agents' random
-choices are seeded from that key alone (``numpy.random.SeedSequence(seed, spawn_key=(g,))``),
-drawn when the game starts, so a match of any length allocates nothing up front and game ``g``
-is the same whatever came before it.
+A match is a special case of a tournament (:mod:`evaluate.tournament`): one table, its entrants
+in the order given, played by :func:`evaluate.tournament.play_table` on the rules engine with the
+tournament's keyed dice. Game ``g`` is deal ``g // n`` of the table in seat rotation ``g % n``;
+its dice are a function of ``(seed, entrants, deal, moment of the game)`` only, common to the
+``n`` rotations of a deal, and every agent is reset with a seed keyed the same way. Games are
+made, played and counted one at a time and nothing is kept per game, so a match of any length
+allocates nothing up front and its memory stays flat, and game ``g`` is the same whatever came
+before it.
 
 Example:
     >>> from evaluate.match import play_match
@@ -29,6 +33,7 @@ from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 from evaluate.stats import Z95, mean_ci, wilson
+from evaluate.tournament import GameRecord, play_table
 
 #: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
 #: against the random one.
@@ -79,6 +84,10 @@ def game_seeds(seed: int, game: int, num_entrants: int) -> tuple[int, list[int]]
     All come from the one key ``(seed, game)``: ``SeedSequence(seed, spawn_key=(game,))`` gives
     two 32-bit words per seed (the dice's first, then entrant 0, 1, ...), so no seed depends on
     how many games were played before.
+
+    :func:`play_match` no longer draws its games from these seeds (it plays the tournament's
+    keyed games, see the module docstring); the function is kept for callers that key their
+    own games this way.
     """
     words = np.random.SeedSequence(seed, spawn_key=(game,)).generate_state(2 * (num_entrants + 1), np.uint32)
     as_int = [int(words[2 * k]) << 32 | int(words[2 * k + 1]) for k in range(num_entrants + 1)]
@@ -165,13 +174,16 @@ def play_match(
             ``"bluffer:lie_probability=0.3"``, a checkpoint path), a ``(name, params)`` pair, or
             an agent object. ``num_players`` defaults to the number of entries.
         num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N``.
-        seed: a whole number >= 0; game ``g``'s dice and agents are seeded from ``(seed, g)``
-            (:func:`game_seeds`), so matches with different seeds share no games.
+        seed: a whole number >= 0; game ``g`` is deal ``g // N`` in rotation ``g % N`` of the
+            one table of :func:`evaluate.tournament.table_tasks`: its dice are keyed by
+            ``(seed, entrants' labels, deal)`` and the moment of the game, common to the ``N``
+            rotations of a deal, so matches with different seeds share no games.
         options: the game's options.
         progress: print progress lines to stderr (every 10% of the games, and at least every
             few seconds).
         on_game: called after each game with its number and the entrants' returns (in the
-            order of ``agent_specs``).
+            order of ``agent_specs``); an exception it raises (``KeyboardInterrupt``) stops the
+            match.
 
     Raises:
         ValueError: a bad number of games, seed, option or SPEC, or agents that do not fit the
@@ -189,8 +201,8 @@ def play_match(
     options.setdefault("num_players", len(specs))
     if options["num_players"] != len(specs):
         raise ValueError(f"{len(specs)} agents given for num_players={options['num_players']}; give one per seat")
-    env = module.raw_env(**options)
-    game = env.game
+    # The engine, not the env: the tournament's game loop plays on it directly, with keyed dice.
+    game = module.raw_env.game_class(**options)
     agents = []
     for spec in specs:
         if isinstance(spec, Agent):
@@ -200,35 +212,25 @@ def play_match(
             agents.append(make_agent(game, name, **params))
         else:
             agents.append(make_agent(game, spec))
-    records = [AgentRecord(label) for label in _labels(specs)]
+    labels = _labels(specs)
+    records = [AgentRecord(label) for label in labels]
     n = len(specs)
     step = max(1, num_games // 10)
     last_report = time.monotonic()
-    for g in range(num_games):
-        dice_seed, agent_seeds = game_seeds(seed, g, n)
-        seat_of = [(i + g) % n for i in range(n)]  # entrant -> seat
-        entrant_at = {seat: i for i, seat in enumerate(seat_of)}
-        for agent, agent_seed in zip(agents, agent_seeds):
-            agent.reset(seed=agent_seed)
-        env.reset(seed=dice_seed)
-        for agent_id in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            entrant = entrant_at[int(agent_id.rsplit("_", 1)[1])]
-            env.step(agents[entrant].act(obs["observation"], obs["action_mask"]))
-        returns = game.returns(env.game_state)
-        # C-3: winners have positive returns; all zeros means everyone shared the win.
-        winners = [s for s in range(n) if returns[s] > 0] if any(returns) else list(range(n))
+
+    def count(g: int, record: GameRecord) -> None:
+        nonlocal last_report
+        seat_of = [(i + g) % n for i in range(n)]  # entrant -> seat (table_tasks' rotation)
+        shares = record.win_shares()  # C-3: 1/k for each of k winners
         for i, rec in enumerate(records):
-            seat = seat_of[i]
-            rec.add(1.0 / len(winners) if seat in winners else 0.0, returns[seat])
+            rec.add(shares[seat_of[i]], record.returns[seat_of[i]])
         if on_game is not None:
-            on_game(g, tuple(returns[seat_of[i]] for i in range(n)))
+            on_game(g, tuple(record.returns[seat_of[i]] for i in range(n)))
         if progress:
             now = time.monotonic()
             if (g + 1) % step == 0 or now - last_report >= PROGRESS_SECONDS:
                 last_report = now
                 print(f"  {g + 1}/{num_games} games", file=sys.stderr, flush=True)
+
+    play_table(game, dict(zip(labels, agents)), labels, int(num_games), int(seed), on_game=count, keep=False)
     return MatchResult(env_id, options, records, num_games, seed)

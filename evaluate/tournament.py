@@ -40,7 +40,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -651,22 +651,32 @@ def play_tasks(
     return [done[task.key] for task in tasks]
 
 
-def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> list[GameTask]:
+def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> Iterator[GameTask]:
     """The games of one table in the order a match plays them: game ``g`` is deal ``g // n`` in
     rotation ``g % n``, so entrant ``i`` (``labels[i]``) sits at seat ``(i + g) % n``.
 
     This is how ``match`` is a special case of a tournament: one table, its entrants in the order
-    given, ``num_games`` games that need not fill the last deal.
+    given, ``num_games`` games that need not fill the last deal. The tasks are made one at a time
+    as they are asked for (the arguments are checked at once), so a table of any length costs
+    nothing up front.
+
+    Raises:
+        ValueError: a bad number of games, seed, dice mode or labels.
 
     >>> [(t.deal, t.seats) for t in table_tasks(["a", "b"], 3, seed=0)]
     [(0, ('a', 'b')), (0, ('b', 'a')), (1, ('a', 'b'))]
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    if dice not in DICE_MODES:
+        raise ValueError(f"dice must be one of {', '.join(DICE_MODES)}, got {dice!r}")
     if len(set(labels)) != len(labels) or len(labels) < 2:
         raise ValueError(f"a table needs at least 2 entrants with unique labels, got {list(labels)}")
-    n = len(labels)
-    return [GameTask(int(seed), tuple(labels), g // n, g % n, dice) for g in range(int(num_games))]
+    table, n, seed = tuple(labels), len(labels), int(seed)
+    # A generator expression rather than a generator function, so the checks above run at the call.
+    return (GameTask(seed, table, g // n, g % n, dice) for g in range(int(num_games)))
 
 
 def play_table(
@@ -677,26 +687,46 @@ def play_table(
     seed: int,
     on_game: Callable[[int, GameRecord], None] | None = None,
     progress: Progress | None = None,
+    keep: bool = True,
+    dice: str = "common",
 ) -> list[GameRecord]:
     """Play the games of :func:`table_tasks` in this process, in order, with prebuilt agents.
+
+    Each game is made, played by :func:`play_game` and handed to ``on_game`` before the next one
+    is made, so with ``keep=False`` memory stays flat whatever ``num_games`` is (``match`` plays
+    ``--games 100000000000`` this way).
 
     Args:
         game: the engine (``num_players == len(labels)``).
         agents: label -> agent (any object with the agent protocol).
+        labels: the table's entrants; entrant ``i`` sits at seat ``(i + g) % n`` in game ``g``.
+        num_games: games to play (>= 1).
+        seed: the seed the games' dice and agents are keyed by.
         on_game: called with each game's number and record as soon as it is played.
+        progress: advanced by one after each game.
+        keep: return every record; ``False`` keeps none and returns ``[]``.
+        dice: ``"common"`` (the rotations of a deal share their dice) or ``"independent"``.
+
+    Returns:
+        The records in game order (``[]`` when ``keep`` is false).
+
+    Raises:
+        ValueError: bad arguments, or an entrant without an agent.
     """
-    tasks = table_tasks(labels, num_games, seed)
-    count = 0
-
-    def each(batch: list[GameRecord]) -> None:
-        nonlocal count
-        for record in batch:
-            if on_game is not None:
-                on_game(count, record)
-            count += 1
-
-    return play_tasks(game.name, {}, [], list(labels), tasks, workers=1, on_records=each, progress=progress,
-                      game=game, agents=agents)  # fmt: skip
+    tasks = table_tasks(labels, num_games, seed, dice)
+    missing = [label for label in labels if label not in agents]
+    if missing:
+        raise ValueError(f"no agent for {', '.join(missing)}")
+    records: list[GameRecord] = []
+    for g, task in enumerate(tasks):
+        record = play_game(game, agents, task)
+        if keep:
+            records.append(record)
+        if on_game is not None:
+            on_game(g, record)
+        if progress is not None:
+            progress.advance(1)
+    return records
 
 
 @dataclass
