@@ -124,11 +124,16 @@ class GameWorker:
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(1)
-        self._root = tempfile.mkdtemp(prefix="dice-envs-ray-")
-        paths = materialise(payloads, self._root)
-        specs = [paths.get(label, spec) for spec, label in zip(specs, labels)]
-        self.game = build_game(game_name, options)
-        self.agents = build_agents(self.game, specs, labels)
+        root = tempfile.mkdtemp(prefix="dice-envs-ray-")
+        try:
+            paths = materialise(payloads, root)
+            specs = [paths.get(label, spec) for spec, label in zip(specs, labels)]
+            self.game = build_game(game_name, options)
+            self.agents = build_agents(self.game, specs, labels)
+        finally:
+            # A checkpoint agent holds its weights in memory once built: the files can go now,
+            # which leaves nothing behind when Ray kills the actor at the end.
+            shutil.rmtree(root, ignore_errors=True)
 
     def play(self, tasks: list[GameTask]) -> list[GameRecord]:
         """Play a batch of games (see :func:`evaluate.tournament.play_game`)."""
@@ -137,11 +142,8 @@ class GameWorker:
         return [play_game(self.game, self.agents, task) for task in tasks]
 
     def ping(self) -> int:
-        """The actor's process id (tests use it to kill a worker)."""
+        """The actor's process id (the driver waits for it: the actor is built and ready)."""
         return os.getpid()
-
-    def __del__(self):
-        shutil.rmtree(getattr(self, "_root", ""), ignore_errors=True)
 
 
 def batch_size(num_tasks: int, workers: int) -> int:
