@@ -1,9 +1,15 @@
 """Self-play training on RLlib (Ray): one shared policy for every seat, exported as a dice-envs checkpoint.
 
-Usage (the ``[ray]`` extra; also ``dice-envs train GAME --backend rllib ...`` where that hook exists)::
+Usage (needs the ``[ray]`` extra)::
 
-    python -m train.rllib GAME [game options] [--timesteps N] [--seed S] [--run-dir DIR]
-                          [--env-runners K] [--hidden 64,64] [--address ADDRESS]
+    dice-envs train GAME --backend rllib [game options] [--timesteps N] [--seed S] [--run-dir DIR]
+                         [--env-runners K] [--envs E] [--batch B] [--hidden 64,64] [--address ADDRESS]
+    python -m train.rllib GAME ...   (the same)
+
+Measured on 2 busy cores (Meyer, 20 000 steps): 490 env steps per second (every seat's decision is
+a step and a training sample), against 879 learner steps per second for the SB3 trainer
+(``dice-envs train meyer --timesteps 20000``). RLlib's gain is elsewhere: ``--env-runners K`` with
+``--address`` spreads sampling over the machines of a Ray cluster.
 
 What it does, and why so:
 
