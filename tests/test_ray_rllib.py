@@ -145,3 +145,39 @@ def test_rllib_run_resumes_from_its_checkpoint(ray_instance, tmp_path):
     assert first["steps_this_run"] == first["timesteps"] >= 1000
     assert second["timesteps"] >= 2000
     assert second["steps_this_run"] == second["timesteps"] - first["timesteps"] < second["timesteps"]
+
+
+@pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
+def test_multi_agent_env_delivers_every_seats_return_and_refuses_illegal_actions(game, options):
+    """Random legal play through the RLlib env: each seat's rewards add up to its C-3 return."""
+    pytest.importorskip("ray.rllib")
+    from train.rllib import _env_class
+
+    env = _env_class()({"game": game, "options": options})
+    rng = np.random.default_rng(5)
+    for episode in range(3):
+        obs, _ = env.reset(seed=100 + episode)
+        (agent,) = obs
+        illegal = np.flatnonzero(obs[agent]["action_mask"] == 0)
+        if illegal.size:
+            with pytest.raises(ValueError, match="illegal action"):
+                env.step({agent: int(illegal[0])})
+        totals = {a: 0.0 for a in env.possible_agents}
+        acted = set()
+        while True:
+            (agent,) = obs
+            acted.add(agent)
+            legal = np.flatnonzero(obs[agent]["action_mask"])
+            obs, rewards, terminated, truncated, _ = env.step({agent: int(rng.choice(legal))})
+            for a, r in rewards.items():
+                totals[a] += r
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+            assert len(obs) == 1  # turn-based: only the seat to act observes
+        assert terminated["__all__"]
+        engine = env.engine
+        returns = engine.returns(env.aec.unwrapped.game_state)
+        # Every seat that played hears the end, including those that did not make the last move.
+        assert set(obs) == set(rewards) == acted == set(env.possible_agents)
+        assert all(terminated[a] for a in acted)
+        assert [totals[a] for a in env.possible_agents] == [float(r) for r in returns]

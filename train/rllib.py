@@ -127,13 +127,12 @@ def _env_class():
             self.action_spaces = {a: gym.spaces.Discrete(n) for a in self.agents}
             self._pending: dict[str, float] = {}
             self._seen: set[str] = set()
+            self._mask = np.zeros(n, dtype=np.float32)
 
         def _obs(self, agent: str) -> dict:
             raw = self.aec.observe(agent)
-            return {
-                "observations": scale(raw["observation"], self.norm),
-                "action_mask": np.asarray(raw["action_mask"], dtype=np.float32),
-            }
+            self._mask = np.asarray(raw["action_mask"], dtype=np.float32)
+            return {"observations": scale(raw["observation"], self.norm), "action_mask": self._mask}
 
         def reset(self, *, seed=None, options=None):
             self.aec.reset(seed=seed)
@@ -146,7 +145,13 @@ def _env_class():
             agent = self.aec.agent_selection
             if agent not in action_dict:
                 raise ValueError(f"{agent} is to act, got actions for {sorted(action_dict)}")
-            self.aec.step(int(action_dict[agent]))
+            action = int(action_dict[agent])
+            # The masked module never samples an illegal action; one that arrives all the same is
+            # a bug, and fails the run rather than ending the game quietly (PettingZoo's wrapper
+            # would end it with a loss for the mover).
+            if not 0 <= action < len(self._mask) or not self._mask[action]:
+                raise ValueError(f"illegal action {action} for {agent}: the action mask forbids it")
+            self.aec.step(action)
             for a in self.agents:
                 self._pending[a] += float(self.aec.rewards.get(a, 0.0))
             ended = all(self.aec.terminations.values())
@@ -265,7 +270,8 @@ def build_config(game: str, options: dict, hidden=(64, 64), seed: int = 0, env_r
              "head_fcnet_hiddens": []}
     return (
         PPOConfig()
-        .environment(_env_class(), env_config={"game": game, "options": dict(options)})
+        # RLlib's env checker steps the env with an unmasked random action, which this env refuses.
+        .environment(_env_class(), env_config={"game": game, "options": dict(options)}, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs, num_cpus_per_env_runner=1)
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: POLICY_ID)
