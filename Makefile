@@ -28,17 +28,17 @@ $(VENV)/.dev: $(PY) pyproject.toml Makefile
 # checkpoints against the built-in agents, the fast solver agents and the checkpoints shipped with
 # the package, writing results/tournament/<game>.sqlite, the reports and summary.md. Re-running it
 # continues the training runs and plays only the games the databases lack.
-MAIN_STEPS ?= 100000
+MAIN_STEPS ?= 60000
 RUNS ?= runs/main
 
 run: $(VENV)/.dev
-	$(VENV)/bin/dice-envs train meyer --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/meyer
-	$(VENV)/bin/dice-envs train syvere --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/syvere
-	$(VENV)/bin/dice-envs train tenthousand --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/tenthousand
+	$(VENV)/bin/dice-envs train meyer --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/meyer/new-ppo
+	$(VENV)/bin/dice-envs train syvere --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/syvere/new-ppo
+	$(VENV)/bin/dice-envs train tenthousand --timesteps $(MAIN_STEPS) --seed 0 --run-dir $(RUNS)/tenthousand/new-ppo
 	$(PY) -m evaluate.mainjob --out results/tournament \
-		--checkpoint meyer=$(RUNS)/meyer/policy \
-		--checkpoint syvere=$(RUNS)/syvere/policy \
-		--checkpoint tenthousand=$(RUNS)/tenthousand/policy
+		--checkpoint meyer=$(RUNS)/meyer/new-ppo/policy \
+		--checkpoint syvere=$(RUNS)/syvere/new-ppo/policy \
+		--checkpoint tenthousand=$(RUNS)/tenthousand/new-ppo/policy
 
 test: $(VENV)/.dev
 	$(PY) -m pytest

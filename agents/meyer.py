@@ -311,9 +311,9 @@ class BayesianDoubter(MeyerAgent):
     opponent                                      ``rule="loss"``         ``rule="posterior"``
     ============================================  ======================  ======================
     ``claim 21``-then-always-doubt (the exploit)  1.000 [0.999, 1.000]    0.000 [0.000, 0.001]
-    ``honest``                                    0.742 [0.729, 0.754]    0.677 [0.664, 0.689]
-    ``bluffer``                                   0.912 [0.903, 0.919]    0.557 [0.543, 0.571]
-    ``random``                                    0.991 [0.988, 0.993]
+    ``honest``                                    0.744 [0.732, 0.756]    0.697 [0.685, 0.710]
+    ``bluffer``                                   0.919 [0.911, 0.926]    0.570 [0.556, 0.583]
+    ``random``                                    0.993 [0.990, 0.995]
     ============================================  ======================  ======================
 
     Where equal claims may follow each other, the answers to them that the fixed point keeps are

@@ -194,8 +194,11 @@ def play_match(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     specs = list(agent_specs)
-    if not specs:
-        raise ValueError("a match needs at least one agent per seat")
+    if len(specs) < 2:
+        raise ValueError(
+            f"a match needs at least two agents, one per seat; got {len(specs)}"
+            + (f" ({specs[0]!r})" if specs else "")
+        )
     module = env_module(env_id)
     options = check_game_options(env_id, dict(options or {}), refused="a match (its games are played to the end, unseen)")
     options.setdefault("num_players", len(specs))

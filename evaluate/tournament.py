@@ -67,7 +67,11 @@ def base_label(game_name: str, spec: str) -> str:
     if isinstance(name, os.PathLike):
         from agents.checkpoint import checkpoint_dir
 
-        return checkpoint_dir(name).resolve().name or str(name)
+        folder = checkpoint_dir(name).resolve()
+        # A training run's latest checkpoint is RUN/policy: the run's name says more than "policy".
+        if folder.name == "policy" and folder.parent.name:
+            return folder.parent.name
+        return folder.name or str(name)
     return "".join(spec.split())
 
 

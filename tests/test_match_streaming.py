@@ -105,3 +105,23 @@ def test_match_table_shows_the_wilson_interval_of_the_shared_wins(capsys):
         rate, low, high = wilson(rec.share_sum, rec.games)
         assert f"{rate:.3f}" in table and f"[{low:.3f}, {high:.3f}]" in table
     assert sum(rec.share_sum for rec in result.records) == pytest.approx(10)  # one win per game, ties shared
+
+
+def test_a_match_of_one_agent_says_it_needs_one_agent_per_seat():
+    """Review of issue 7: one agent used to give "num_players must be 2..8, got 1"."""
+    import pytest
+
+    from evaluate.match import play_match
+
+    with pytest.raises(ValueError, match="at least two agents, one per seat; got 1 \\('heuristic'\\)"):
+        play_match("tenthousand", ["heuristic"], num_games=1)
+
+
+def test_a_training_runs_latest_checkpoint_is_labelled_by_its_run(tmp_path):
+    from evaluate.tournament import base_label
+
+    run = tmp_path / "new-ppo" / "policy"
+    run.mkdir(parents=True)
+    (run / "policy.json").write_text("{}")
+    (run / "policy.safetensors").write_bytes(b"")
+    assert base_label("meyer", str(run)) == "new-ppo"
