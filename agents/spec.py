@@ -122,6 +122,11 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
             if has_params or not _looks_like_path(text):
                 raise  # an unknown agent: the message lists the game's agents
         else:
+            if has_params and not body.strip():
+                raise ValueError(
+                    f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {head!r} or "
+                    f"{head}:KEY=VALUE,..."
+                )
             return registered, _parse_params(game_name, registered, body)
     if _looks_like_path(text):
         return Path(text).expanduser(), {}

@@ -168,3 +168,13 @@ def test_play_takes_a_spec_for_its_opponents(capsys, monkeypatch):
 
 def test_agents_module_exports():
     assert agents.make_agent is make_agent and "make_agent" in agents.__all__
+
+
+def test_a_spec_ending_in_a_colon_with_no_parameter_is_refused():
+    """Found by the slow CLI fuzz (seed 1219): `--agents random: random:` used to play with exit 0."""
+    import pytest
+
+    from agents.spec import parse_spec
+
+    with pytest.raises(ValueError, match="ends with ':' but sets no parameter"):
+        parse_spec("syvere", "random:")
