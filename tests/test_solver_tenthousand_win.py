@@ -235,18 +235,9 @@ def test_more_start_values_satisfy_the_bellman_equation(options, starts, cache_d
 # -- the agent ------------------------------------------------------------------------------------
 def play(game, agents, rng):
     """One game between two agents on the engine, dice from ``rng``; returns seat 0's share."""
-    state = game.initial_state()
-    for agent in agents:
-        agent.reset()
-    while not game.is_terminal(state):
-        if game.is_chance(state):
-            state = game.apply_chance(state, tuple(rng.integers(1, 7, game.num_dice_to_roll(state)).tolist()))
-            continue
-        seat = game.current_player(state)
-        mask = np.zeros(game.num_actions, dtype=np.int8)
-        mask[game.legal_actions(state)] = 1
-        state = game.apply_action(state, agents[seat].act(game.observe(state, seat), mask))
-    return share(game, state, 0)
+    from agents.solvers.tenthousand_win_bench import play_game
+
+    return play_game(game, agents, rng)
 
 
 @pytest.mark.parametrize("options, games", [({"preset": "dk", "target": 1000}, 600), ({"preset": "no", "target": 1000}, 600)])
