@@ -28,7 +28,7 @@ $(VENV)/.dev: $(PY) pyproject.toml Makefile
 # checkpoints against the built-in agents, the fast solver agents and the checkpoints shipped with
 # the package, writing results/tournament/<game>.sqlite, the reports and summary.md. Re-running it
 # continues the training runs and plays only the games the databases lack.
-MAIN_STEPS ?= 60000
+MAIN_STEPS ?= 150000
 RUNS ?= runs/main
 
 run: $(VENV)/.dev
