@@ -6,6 +6,8 @@ They need the ``[ray]`` extra and take minutes, so they run only when asked for 
 not name ``ray`` skips them, whatever the repository's ``addopts`` say.
 """
 
+import os
+
 import pytest
 
 
@@ -22,3 +24,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("ray") is not None:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    """One local Ray instance of 2 CPUs for the Ray tests of a module (started once: it takes seconds)."""
+    ray = pytest.importorskip("ray")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning", object_store_memory=200 * 2**20)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -88,17 +88,6 @@ def test_rllib_without_ray_names_the_extra(tmp_path, entry):
     assert not (tmp_path / "run").exists()
 
 
-@pytest.fixture(scope="module")
-def ray_instance():
-    ray = pytest.importorskip("ray")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning", object_store_memory=200 * 2**20)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
 @pytest.mark.ray
 @pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
 def test_rllib_checkpoint_is_an_agent_with_the_modules_policy(ray_instance, tmp_path, game, options):

@@ -104,18 +104,6 @@ def test_batch_size():
 
 
 # -- on a local Ray instance --------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def ray_instance():
-    """One local Ray instance of 2 CPUs for the tests of this module (started once: it takes seconds)."""
-    ray = pytest.importorskip("ray")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning", object_store_memory=200 * 2**20)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
 @pytest.mark.ray
 def test_ray_tournament_stores_the_local_games(ray_instance, tmp_path):
     """Same seed, same stored games, row for row, with a checkpoint entrant shipped to the workers."""
