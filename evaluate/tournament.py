@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -647,9 +648,18 @@ def play_tasks(
         fork = "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
         ctx = multiprocessing.get_context("fork" if fork else "spawn")
         prebuilt = (game, agents) if fork else None
-        with ctx.Pool(
-            workers, initializer=_worker_init, initargs=(game_name, options, list(specs), list(labels), prebuilt)
-        ) as pool:
+        if fork:
+            # Objects the children inherit are moved out of the collector's reach, so its passes
+            # in a child do not write to (and so copy) the pages it shares with this process.
+            gc.freeze()
+        try:
+            pool = ctx.Pool(
+                workers, initializer=_worker_init, initargs=(game_name, options, list(specs), list(labels), prebuilt)
+            )
+        finally:
+            if fork:
+                gc.unfreeze()
+        with pool:
             for batch in pool.imap_unordered(_worker_play, _chunks(tasks, size)):
                 finished(batch)
     return [done[task.key] for task in tasks]
@@ -862,7 +872,13 @@ def run_tournament(
             bar.close()
         seconds = time.perf_counter() - start
         if store is not None:
-            by_key = store.records(tasks)
+            # The games played now are in hand; only those stored by an earlier run are read back
+            # (a game written twice keeps its first row, and a game's record is the same whoever
+            # played it, since dice and agents are seeded by the game's key).
+            by_key = {r.task.key: r for r in played}
+            earlier = [t for t in tasks if t.key not in by_key]
+            if earlier:
+                by_key.update(store.records(earlier))
             records = [by_key[t.key] for t in tasks]
         else:
             records = played
