@@ -162,7 +162,11 @@ def _parse_params(game_name: str, name: str, body: str) -> dict:
         key, has_value, value = part.partition("=")
         key = key.strip()
         if not has_value or not key:
-            raise ValueError(f"agent {name!r}: parameters go as KEY=VALUE, could not read {part!r}")
+            hint = ""
+            if not has_value and part.strip():
+                hint = (f"; if {part.strip()!r} is another agent, give it as a SPEC of its own "
+                        f"(separate words on the command line, separate strings in Python)")
+            raise ValueError(f"agent {name!r}: parameters go as KEY=VALUE, could not read {part!r}{hint}")
         if key in _RESERVED:
             raise ValueError(f"agent {name!r}: {key} is not set in a SPEC (the command sets it)")
         if key not in types_:

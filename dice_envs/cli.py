@@ -25,8 +25,10 @@ GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
 #: What the exit status of ``dice-envs`` means (also shown by ``dice-envs --help``).
 EXIT_CODES = {
     0: "success",
-    1: "the command could not run (a missing module or optional dependency, a file that cannot be read)",
-    2: "bad usage or a bad value (the message names it)",
+    1: "the command could not run (a missing module or optional dependency, or the system refused to read or "
+    "write a file: permissions, a full disk)",
+    2: "bad usage or a bad value (the message names it), a named file that does not exist or is not of its kind "
+    "among them",
     130: "interrupted (Ctrl-C)",
     141: "the output pipe was closed (as by `| head -1`); nothing is printed",
 }

@@ -33,7 +33,7 @@ from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 from evaluate.stats import Z95, mean_ci, wilson
-from evaluate.tournament import GameRecord, play_table
+from evaluate.tournament import GameRecord, base_label, play_table, unique_labels
 
 #: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
 #: against the random one.
@@ -63,6 +63,13 @@ def split_agent_words(words: list[str]) -> list[str]:
 
     >>> split_agent_words(["heuristic,random", "bluffer:lie_probability=0.3,doubt_below=0.5"])
     ['heuristic', 'random', 'bluffer:lie_probability=0.3,doubt_below=0.5']
+
+    A name after a SPEC's parameters is refused, not read as a parameter or dropped:
+
+    >>> split_agent_words(["bluffer:lie_probability=0.3,honest"])
+    Traceback (most recent call last):
+    ...
+    ValueError: --agents: 'honest' in 'bluffer:lie_probability=0.3,honest' is not KEY=VALUE; a SPEC's commas separate its parameters, so give each agent as its own word: --agents bluffer:lie_probability=0.3 honest
     """
     specs = []
     for word in words:
@@ -72,6 +79,17 @@ def split_agent_words(words: list[str]) -> list[str]:
                 raise ValueError(f"--agents: an empty name in {word!r}")
             specs.extend(names)
         elif word.strip():
+            name, colon, body = word.strip().partition(":")
+            if colon and not any(c in name for c in "/\\"):
+                from agents.spec import _split_params
+
+                for part in _split_params(body):
+                    if part.strip() and "=" not in part:
+                        raise ValueError(
+                            f"--agents: {part.strip()!r} in {word!r} is not KEY=VALUE; a SPEC's commas "
+                            f"separate its parameters, so give each agent as its own word: "
+                            f"--agents {name}:{body[: body.index(part)].rstrip(',')} {part.strip()}"
+                        )
             specs.append(word.strip())
         else:
             raise ValueError("--agents: an empty SPEC")
@@ -152,9 +170,11 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def _labels(specs) -> list[str]:
-    names = [spec_label(spec) for spec in specs]
-    return [f"{name}#{i}" if names.count(name) > 1 else name for i, name in enumerate(names)]
+def _labels(game_name: str, specs) -> list[str]:
+    """The tournament's labels (:func:`evaluate.tournament.make_labels`) for SPEC strings; agent
+    objects and ``(name, params)`` pairs by :func:`agents.spec.spec_label`."""
+    names = [base_label(game_name, spec) if isinstance(spec, str) else spec_label(spec) for spec in specs]
+    return unique_labels(names)
 
 
 def play_match(
@@ -215,7 +235,7 @@ def play_match(
             agents.append(make_agent(game, name, **params))
         else:
             agents.append(make_agent(game, spec))
-    labels = _labels(specs)
+    labels = _labels(game.name, specs)
     records = [AgentRecord(label) for label in labels]
     n = len(specs)
     step = max(1, num_games // 10)

@@ -217,8 +217,12 @@ class ResultStore:
     @classmethod
     def open_existing(cls, path: str) -> "ResultStore":
         """Open a store to read it (``replay``, reports), whatever its setting."""
+        if os.path.isdir(path):
+            raise ValueError(f"{path} is a directory, not a results database (give the SQLite file)")
+        if not os.path.exists(path):
+            raise ValueError(f"{path}: no such file (give the results database a tournament wrote with --db)")
         if not os.path.isfile(path):
-            raise ValueError(f"{path}: no such results database")
+            raise ValueError(f"{path} is not a results database (not a regular file)")
         with open(path, "rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
                 raise ValueError(f"{path} is not a dice-envs results database (not an SQLite file)")

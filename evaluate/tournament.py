@@ -84,11 +84,23 @@ def make_labels(game_name: str, specs: Sequence[str]) -> list[str]:
     >>> make_labels("meyer", ["random", "honest", "random"])
     ['random', 'honest', 'random#2']
     """
-    labels: list[str] = []
     for spec in specs:
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"an agent SPEC is a non-empty string, got {spec!r}")
-        label = base_label(game_name, spec)
+    return unique_labels([base_label(game_name, spec) for spec in specs])
+
+
+def unique_labels(names: Sequence[str]) -> list[str]:
+    """``names`` made unique: a name's second entry becomes ``NAME#2``, its third ``NAME#3``.
+
+    Tournaments and matches both label their entrants with it, so the same SPECs get the same
+    labels (and, the dice being keyed by the labels, the same games) in both.
+
+    >>> unique_labels(["random", "honest", "random", "random"])
+    ['random', 'honest', 'random#2', 'random#3']
+    """
+    labels: list[str] = []
+    for label in names:
         if label in labels:
             k = 2
             while f"{label}#{k}" in labels:

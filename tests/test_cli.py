@@ -63,7 +63,7 @@ def test_cli_match_prints_standings(capsys):
     assert cli.main(["match", "syvere", "--agents", "heuristic,random,random", "--games", "30", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "syvere (num_players=3), 30 games" in out
-    assert "heuristic" in out and "random#1" in out and "95% CI" in out
+    assert "heuristic" in out and "random#2" in out and "95% CI" in out
 
 
 def test_game_options_parse_by_the_options_declared_type():

@@ -14,11 +14,13 @@ import pytest
 
 from evaluate.match import play_match
 from evaluate.stats import wilson
-from evaluate.tournament import GameTask, build_agents, build_game, play_game, play_table, table_tasks
+from evaluate.tournament import GameTask, build_agents, build_game, make_labels, play_game, play_table, run_tournament, table_tasks
 
 
 def test_match_game_g_is_the_tournament_game_of_deal_g_div_n_and_rotation_g_mod_n():
-    labels = ["heuristic", "random#1", "random#2"]  # match's labels: a repeated SPEC numbered by entrant
+    # match's labels are the tournament's: a repeated SPEC is NAME, NAME#2, ...
+    labels = make_labels("syvere", ["heuristic", "random", "random"])
+    assert labels == ["heuristic", "random", "random#2"]
     per_game = []
     result = play_match(
         "syvere", ["heuristic", "random", "random"], 7, seed=5, on_game=lambda g, r: per_game.append((g, r))
@@ -35,6 +37,9 @@ def test_match_game_g_is_the_tournament_game_of_deal_g_div_n_and_rotation_g_mod_
     for i, rec in enumerate(result.records):
         assert rec.label == labels[i] and rec.games == 7
         assert rec.return_sum == pytest.approx(sum(r[i] for _, r in per_game))
+    # So a match is the tournament's table of the same SPECs, game for game.
+    tournament = run_tournament("syvere", ["heuristic", "random", "random"], 3, seed=5, num_players=3, progress=False)
+    assert tournament.labels == labels
 
 
 def test_the_rotations_of_a_deal_meet_the_same_first_roll_and_deals_differ():

@@ -64,3 +64,17 @@ def test_replay_detects_a_changed_outcome_and_refuses_bad_input(tmp_path, capsys
     assert main(["replay", str(not_db), "1"]) == 2
     assert "not a dice-envs results database" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.sqlite"), "1"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path), "1"]) == 2
+    assert "is a directory, not a results database" in capsys.readouterr().err
+
+
+def test_a_name_after_a_specs_parameters_is_refused_with_the_spelling_that_works(capsys):
+    # `bluffer:lie_probability=0.3,honest` is one SPEC whose second parameter is not KEY=VALUE:
+    # neither command may read it as two agents or drop `honest` silently.
+    assert main(["match", "meyer", "--agents", "bluffer:lie_probability=0.3,honest", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--agents bluffer:lie_probability=0.3 honest" in err
+    assert main(["tournament", "meyer", "--agents", "bluffer:lie_probability=0.3,honest", "random", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "if 'honest' is another agent, give it as a SPEC of its own" in err
