@@ -73,6 +73,14 @@ class Args:
     """Timesteps between evaluations against the baselines."""
     eval_deals: int = 50
     """Deals per baseline in the periodic evaluation (each played in every seat)."""
+    teacher: str = ""
+    """SPEC of an agent to imitate before PPO starts (kickstarting, see train.teacher); empty = none."""
+    teacher_states: int = 200_000
+    """Learner decisions the teacher plays to make the imitation data (whole games)."""
+    teacher_epochs: int = 10
+    """Passes over the imitation data."""
+    teacher_lr: float = 1e-3
+    """Adam learning rate of the imitation phase."""
     learner_seat: Any = None
     """The learner's seat, or None for a random seat each episode."""
     progress: bool = True

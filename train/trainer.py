@@ -155,6 +155,15 @@ def _check_args(args: Args) -> None:
         raise ValueError(f"activation must be 'tanh' or 'relu', got {args.activation!r}")
     if not args.baselines:
         raise ValueError("baselines must name at least one agent")
+    if args.teacher:
+        for name in ("teacher_states", "teacher_epochs"):
+            value = getattr(args, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        if not args.teacher_lr > 0:
+            raise ValueError(f"teacher_lr must be > 0, got {args.teacher_lr!r}")
+        if args.gamma != 1.0:
+            raise ValueError("a teacher needs gamma = 1: its value targets are undiscounted returns")
     if not 0 <= args.self_play_weight <= 1:
         raise ValueError(f"self_play_weight must be in [0, 1], got {args.self_play_weight!r}")
 
@@ -258,6 +267,26 @@ def train(args: Args) -> dict:
         pool = list(args.baselines) + agents
         venv.env_method("set_opponents", pool, _pool_weights(args, len(agents)))
         return len(args.baselines)
+
+    if args.teacher and not state.get("kickstart"):
+        from train.teacher import kickstart
+
+        def log_epoch(epoch, figures):
+            for key, value in figures.items():
+                model.logger.record(f"losses/teacher_{key}", value)
+            model.logger.dump(epoch)
+            if args.progress:
+                print(f"kickstart from {args.teacher}: epoch {epoch + 1}/{args.teacher_epochs} "
+                      f"cross-entropy {figures['cross_entropy']:.4f}, agreement {figures['agreement']:.3f}, "
+                      f"value loss {figures['value_loss']:.4f}", flush=True)
+
+        t0 = time.perf_counter()
+        state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
+        state["wall_seconds"] += time.perf_counter() - t0
+        model.save(str(resume_dir / "model.zip"))
+        venv.save(str(resume_dir / "vecnormalize.pkl"))
+        state.update({"args": args.to_json(), "timesteps": model.num_timesteps})
+        _write_json(state_file, state)
 
     n_baselines = update_pool()
     returns_by = defaultdict(lambda: deque(maxlen=500))
@@ -371,6 +400,7 @@ def train(args: Args) -> dict:
         "update_share": state["update_seconds"] / wall if wall else math.nan,
         "policy": str(run / "policy"),
         "evaluations": state["evals"],
+        "kickstart": state.get("kickstart"),
         "resumed": resumed,
         "args": args.to_json(),
     }
