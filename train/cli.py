@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = train(args)
     last = summary["evaluations"][-1] if summary["evaluations"] else {}
-    print(f"trained {summary['timesteps']} steps in {summary['wall_seconds']:.0f} s "
+    print(f"trained {summary['timesteps']} steps in {summary['wall_seconds']:.0f} s, "
+          f"{summary['cpu_seconds']:.0f} CPU s "
           f"({summary['steps_per_second']:.0f} steps/s; env {summary['env_share']:.0%}, "
           f"PPO updates {summary['update_share']:.0%})")
     for spec, r in last.items():

@@ -189,7 +189,8 @@ def train(args: Args) -> dict:
     resume_dir = run / "resume"
     state_file = resume_dir / "state.json"
     resumed = state_file.is_file()
-    state = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0}
+    state = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0,
+             "cpu_seconds": 0.0}
     if resumed:
         state = json.loads(state_file.read_text())
         old = state["args"]
@@ -280,9 +281,10 @@ def train(args: Args) -> dict:
                       f"cross-entropy {figures['cross_entropy']:.4f}, agreement {figures['agreement']:.3f}, "
                       f"value loss {figures['value_loss']:.4f}", flush=True)
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
         state["wall_seconds"] += time.perf_counter() - t0
+        state["cpu_seconds"] = state.get("cpu_seconds", 0.0) + time.process_time() - c0
         model.save(str(resume_dir / "model.zip"))
         venv.save(str(resume_dir / "vecnormalize.pkl"))
         state.update({"args": args.to_json(), "timesteps": model.num_timesteps})
@@ -319,6 +321,7 @@ def train(args: Args) -> dict:
     callback = _Callback()
     start = time.perf_counter()
     wall0, env0, upd0 = state["wall_seconds"], state["env_seconds"], state["update_seconds"]
+    cpu0, cpu_start = state.get("cpu_seconds", 0.0), time.process_time()
     period = min(args.snapshot_every, args.eval_every)
     try:
         while model.num_timesteps < args.timesteps:
@@ -371,6 +374,7 @@ def train(args: Args) -> dict:
             state.update({
                 "args": args.to_json(), "timesteps": now, "snapshots": snapshots,
                 "wall_seconds": wall0 + elapsed, "env_seconds": env0 + timed.seconds,
+                "cpu_seconds": cpu0 + time.process_time() - cpu_start,
                 "update_seconds": upd0 + times["update"],
             })
             _write_json(state_file, state)
@@ -395,6 +399,9 @@ def train(args: Args) -> dict:
         "options": args.options,
         "timesteps": int(model.num_timesteps),
         "wall_seconds": wall,
+        # This process's CPU time (all its threads): the figure that does not depend on the load
+        # of a shared machine; with one torch thread and DummyVecEnv it is about one core's time.
+        "cpu_seconds": state.get("cpu_seconds", math.nan),
         "steps_per_second": model.num_timesteps / wall if wall else math.nan,
         "env_share": state["env_seconds"] / wall if wall else math.nan,
         "update_share": state["update_seconds"] / wall if wall else math.nan,
