@@ -25,8 +25,8 @@ GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
 #: What the exit status of ``dice-envs`` means (also shown by ``dice-envs --help``).
 EXIT_CODES = {
     0: "success",
-    1: "the command could not run (a missing module or optional dependency, or the system refused to read or "
-    "write a file: permissions, a full disk)",
+    1: "the command could not run or finish (a missing module or optional dependency, the system refusing to "
+    "read or write a file: permissions, a full disk; games that failed on a Ray cluster after their retries)",
     2: "bad usage or a bad value (the message names it), a named file that does not exist or is not of its kind "
     "among them",
     130: "interrupted (Ctrl-C)",
@@ -45,6 +45,11 @@ DISPATCH: dict[str, tuple[str, str, str, str]] = {
 
 class CommandUnavailable(Exception):
     """A subcommand's module (or a dependency of it) is not installed: exit code 1."""
+
+
+class CommandFailed(RuntimeError):
+    """The command ran but part of its work failed (say, games lost on a Ray cluster after their
+    retries), and its message says what was kept and what to do: exit code 1, no traceback."""
 
 
 def _epilog() -> str:
@@ -277,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         detail = f" ({exc})" if str(exc) else ""
         print(f"dice-envs: a value is too large to use{detail}: {' '.join(argv)[:200]}", file=sys.stderr)
         return 2
-    except CommandUnavailable as exc:
+    except (CommandUnavailable, CommandFailed) as exc:
         print(f"dice-envs: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

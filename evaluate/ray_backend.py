@@ -211,7 +211,7 @@ def play_tasks_ray(
 
     Raises:
         RayUnavailable: Ray is not installed.
-        RuntimeError: batches that failed ``max_retries + 1`` times (every other game was played
+        dice_envs.cli.CommandFailed: (a ``RuntimeError``) batches that failed ``max_retries + 1`` times (every other game was played
             and passed to ``on_records`` first).
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -310,7 +310,9 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
         lost = [task for _, (batch, _) in sorted(failed.items()) for task in batch]
         first = ", ".join(str(t.key) for t in lost[:3]) + (" ..." if len(lost) > 3 else "")
         reasons = sorted({why for _, why in failed.values()})
-        raise RuntimeError(
+        from dice_envs.cli import CommandFailed
+
+        raise CommandFailed(
             f"{len(lost)} games failed on Ray after {max_retries} retries ({first}); every other game was "
             f"stored, so running the command again plays only these. Last errors: {'; '.join(reasons)}"
         )

@@ -337,3 +337,16 @@ def test_a_subcommand_whose_dependency_is_missing_names_the_extra(monkeypatch, t
     assert cli.main(["train", "meyer"]) == 1
     err = capsys.readouterr().err
     assert "`dice-envs train` needs the package 'h2_no_such_dependency': pip install 'dice-envs[train]'" in err
+
+
+def test_work_that_failed_after_it_started_exits_1_with_its_message(monkeypatch, capsys):
+    # As when games fail on a Ray cluster after their retries (evaluate.ray_backend).
+    import evaluate.cli
+
+    def fail(argv):
+        raise cli.CommandFailed("2 games failed on Ray after 3 retries; running the command again plays only these")
+
+    monkeypatch.setattr(evaluate.cli, "tournament_main", fail)
+    assert cli.main(["tournament", "meyer", "--agents", "random", "honest"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("dice-envs: 2 games failed on Ray") and "Traceback" not in err
