@@ -54,9 +54,50 @@ Values at target 10 000 (the first player's P(win) + ½·P(tie) under optimal pl
 other jobs (load average 12-17), so the times are pessimistic
 (``python -m agents.solvers.tenthousand_win_bench solve --preset dk`` measures one).
 
+A bust penalty (TT-9e, the ``farkle`` preset)
+--------------------------------------------
+With ``bust_penalty`` (a multiple of 50) after ``bust_penalty_after`` = ``K`` busts in a row, under
+``end="last_turn_each"`` or ``"immediate"``, the start of a turn is ``(om, oo, i, j, a, b)``: the
+opened flags (kept only when the opening threshold differs from later banks: the flag changes
+nothing else), the mover's and the opponent's busts in a row ``0..K-1``, and the totals, which may
+now be negative. Totals fall without bound, so they are **floored**: a penalty that would take a
+total below ``FLOOR`` (-2500 points, as in Neller & Presser's published solution) leaves it at
+the floor. The solved game is the game with that one rule added; everything else is exact.
+
+* Order and sweeps. A bank raises the total sum; a bust without a penalty keeps it and raises
+  ``i + j``. Sweeps run in layers of decreasing sum, then decreasing ``i + j``, so every bank and
+  every plain bust reads a value already updated in the same sweep and each state's turn is solved
+  exactly (the turn routine of the old solver on totals shifted by the floor) given those values;
+  only a penalty (and a third bust at the floor) reads the sweep before.
+* Bounds (interval iteration). The mover's value is a maximum of ``E[1 - W(next)]``, antitone in
+  the next states' values. Two tables start at ``lo = 0`` and ``hi = 1`` and each update sets
+  ``lo(s) = max E[1 - hi(next)]`` and ``hi(s) = max E[1 - lo(next)]`` (one pass over the turn serves
+  both: :func:`~agents.solvers._tenthousand_penalty_kernel.turn_bounds`). By induction every fixed
+  point of the Bellman equation in ``[0, 1]``, the game's value among them, stays between ``lo`` and
+  ``hi``, whatever the order of updates; no contraction factor is assumed, which matters because
+  a policy that never banks makes no single step contract. Sweeps stop when ``max(hi - lo)`` over
+  all states is at most ``SWEEP_TOL`` (1e-10); the table is the midpoint, so each value is within
+  ``gap / 2`` of the floored game's, plus the last-turn cap ``L[D]`` above (``error_bound``), plus
+  float rounding (~1e-15). The gap closes by a factor 20-50 a sweep after the first two (a penalty
+  needs three busts in a row): 10 sweeps at target 1000.
+* The floor. Floored and true games agree on every play until a total first falls below the
+  floor; from the start that takes at least six penalties (18 busts) by one player with less than
+  ``6 x 500 - 2500`` points banked in between. Its effect is measured, not bounded: lowering the
+  floor by two penalties moves the first player's value by less than 1e-7 at target 1000 (the
+  tests) and by ... at target 2000, far below the printed digits; the bench's ``--floor`` measures
+  it at any target. (A rigorous bound would need the true game's optimal strategies: a player who
+  never banks falls below any floor for sure.)
+* Memory: two tables of ``K^2 (T - F)^2`` floats (4.5 MiB each for farkle at 10 000), and the
+  midpoint, stored in the cache with the bounds.
+
+Values of the ``farkle`` preset (floor -2500; first player's P(win) + 1/2 P(tie), bound in
+brackets): target 1000: 0.577080 (1.4e-11, 10 sweeps); target 2000: ...; target 10 000: run
+``python -m agents.solvers.tenthousand_win_bench solve --preset farkle`` (extrapolated ... on two
+unloaded cores).
+
 Not supported (a ``ValueError`` says so): more than two players, ``over_threshold``,
-``confirm_combinations``, ``exact_target`` and a bust penalty (the ``farkle`` preset), whose
-falling totals break the order of the solve.
+``confirm_combinations``, ``exact_target``, and a bust penalty under ``finish_round`` or off the
+grid of 50s.
 """
 
 import resource
@@ -69,6 +110,7 @@ import numpy as np
 
 from agents.base import DeterministicAgent, legal_of
 from agents.solvers import _tenthousand_kernel as kernel
+from agents.solvers import _tenthousand_penalty_kernel as penalty_kernel
 from agents.solvers import cache as cache_mod
 from dice_envs.games import tenthousand as tt
 
@@ -81,6 +123,11 @@ MAX_NEED_UNITS = 4000  # hard limit of the last-turn table (200 000 points)
 NEWTON_TOL = 1e-14
 NEWTON_MAX_ITER = 60
 UNSUPPORTED = ("over_threshold", "confirm_combinations", "exact_target")
+#: With a bust penalty: totals below this (points) count as this (the published solution's -2500).
+FLOOR = -2500
+#: With a bust penalty: sweeps stop once every state's bounds are this close.
+SWEEP_TOL = 1e-10
+MAX_SWEEPS = 400
 
 
 # -- the game as tables ---------------------------------------------------------------------------
@@ -103,11 +150,14 @@ def check_game(game: tt.Game) -> None:
     for name in UNSUPPORTED:
         if game.options[name]:
             raise ValueError(f"the win-probability solver does not support {name}=True")
-    if game.options["bust_penalty"]:
+    penalty = game.options["bust_penalty"]
+    if penalty and game.end == "finish_round":
         raise ValueError(
-            f"the win-probability solver does not support a bust penalty (bust_penalty="
-            f"{game.options['bust_penalty']}, as in the farkle preset): totals that fall break its order"
+            f"the win-probability solver supports a bust penalty (bust_penalty={penalty}) only with "
+            "end='last_turn_each' (the farkle preset) or 'immediate', not end='finish_round'"
         )
+    if penalty % UNIT:
+        raise ValueError(f"the win-probability solver needs a bust_penalty that is a multiple of {UNIT}, not {penalty}")
 
 
 def solver_options(game: tt.Game) -> dict:
@@ -251,6 +301,8 @@ def _last_turn_tables(game: tt.Game, rt: RollTables, rules) -> tuple[np.ndarray,
 def build(game: tt.Game, progress: bool = True) -> dict[str, np.ndarray]:
     """Solve ``game`` (two players) and return the arrays to cache (see the module docstring)."""
     check_game(game)
+    if game.options["bust_penalty"]:
+        return build_penalty(game, progress)
     started = time.perf_counter()
     rt = roll_tables(game)
     rules = thr_open, thr_bank, hot = bank_rules(game)
@@ -291,13 +343,109 @@ def build(game: tt.Game, progress: bool = True) -> dict[str, np.ndarray]:
     }
 
 
-def _progress(total: int, desc: str, enabled: bool):
+# -- a bust penalty: value iteration on bounds ----------------------------------------------------
+def penalty_layout(game: tt.Game, rules, floor: int) -> dict:
+    """The shape of the penalty game's start-of-turn tables (see :mod:`_tenthousand_penalty_kernel`).
+
+    Returns ``F`` (the floor, units), ``N`` (totals ``F .. T - 1``), ``K`` (busts in a row), ``P``
+    (the penalty, units) and ``FO`` (2 if the opened flags matter, else 1).
+    """
+    if floor > 0 or floor % UNIT:
+        raise ValueError(f"the floor must be a multiple of {UNIT} at or below 0, got {floor}")
+    thr_open, thr_bank, _ = rules
+    F = floor // UNIT
+    T = game.target // UNIT
+    return {
+        "F": F,
+        "N": T - F,
+        "K": game.options["bust_penalty_after"],
+        "P": game.options["bust_penalty"] // UNIT,
+        "FO": 1 if thr_open == thr_bank else 2,
+    }
+
+
+def penalty_layers(layout: dict, width: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, layer_start)``: every start state in the order of a sweep, in independent layers.
+
+    Layers by decreasing sum of (shifted) totals, then decreasing ``i + j``: a bank raises the sum
+    and a bust without penalty raises ``i + j`` at the same sum, so only the penalty (and the floor)
+    reads a value of the sweep before. A bank raises the sum by at least the least bank ``width``
+    (units), so a layer takes ``width`` sums at once (fewer, larger layers to solve in parallel).
+    A player not on the list has no positive total.
+    """
+    F, N, K, FO = layout["F"], layout["N"], layout["K"], layout["FO"]
+    om, oo, i, j, a, b = np.meshgrid(
+        np.arange(FO), np.arange(FO), np.arange(K), np.arange(K), np.arange(N), np.arange(N), indexing="ij"
+    )
+    rows = np.stack([x.ravel() for x in (om, oo, i, j, a, b)], axis=1).astype(np.int64)
+    if FO == 2:
+        keep = ((rows[:, 0] == 1) | (rows[:, 4] <= -F)) & ((rows[:, 1] == 1) | (rows[:, 5] <= -F))
+        rows = rows[keep]
+    total, busts = rows[:, 4] + rows[:, 5], rows[:, 2] + rows[:, 3]
+    layer = (2 * N - 2 - total) // width * (2 * K - 1) + (2 * K - 2 - busts)
+    order = np.argsort(layer, kind="stable")
+    rows, layer = rows[order], layer[order]
+    starts = np.flatnonzero(np.diff(layer)) + 1
+    layer_start = np.concatenate([[0], starts, [len(rows)]]).astype(np.int64)
+    return np.ascontiguousarray(rows), layer_start
+
+
+def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol: float = SWEEP_TOL) -> dict:
+    """Solve a game with a bust penalty by interval iteration (see the module docstring)."""
+    started = time.perf_counter()
+    rt = roll_tables(game)
+    rules = thr_open, thr_bank, hot = bank_rules(game)
+    kinds, _ = roles(game)
+    layout = penalty_layout(game, rules, floor)
+    F, N, K, P, FO = (layout[k] for k in ("F", "N", "K", "P", "FO"))
+    sat, Ls, D, cap_bound = _last_turn_tables(game, rt, rules)
+    ras, rbs = zip(*(kernel.reach_table(Ls[ob], hot, *rt.args_bust()) for ob in (0, 1)))
+    RAs, RBs = np.stack(ras), np.stack(rbs)
+    rows, layer_start = penalty_layers(layout, max(1, min(thr_open, thr_bank)))
+    lo = np.zeros((FO, FO, K, K, N, N))
+    hi = np.ones((FO, FO, K, K, N, N))
+    T = N  # the target, shifted
+    bar = _progress(MAX_SWEEPS, f"solving {game.preset} target {game.target} (floor {floor})", progress, unit="sweep")
+    gaps, changes = [], []
+    try:
+        while True:
+            gap, change = penalty_kernel.sweep(
+                rows, layer_start, lo, hi, T, K, P, thr_open, thr_bank, hot, int(kinds[0]), Ls, RAs, RBs, rt.maxv,
+                *rt.args_bust(),
+            )
+            gaps.append(gap)
+            changes.append(change)
+            bar.update(1)
+            if hasattr(bar, "set_postfix_str"):
+                bar.set_postfix_str(f"gap {gap:.1e}")
+            if gap <= tol or len(gaps) >= MAX_SWEEPS:
+                break
+    finally:
+        bar.close()
+    if gaps[-1] > tol:
+        raise RuntimeError(f"the bounds did not close to {tol} in {MAX_SWEEPS} sweeps (gap {gaps[-1]:.2e})")
+    return {
+        "W": (lo + hi) / 2,
+        "lo": lo,
+        "hi": hi,
+        "L": Ls,
+        "sat": sat,
+        "meta": np.array([thr_open, thr_bank, int(hot), D, len(gaps)], dtype=np.int64),
+        "layout": np.array([F, N, K, P, FO], dtype=np.int64),
+        "gaps": np.array(gaps),
+        "error_bound": np.array(cap_bound + gaps[-1] / 2),
+        "cap_bound": np.array(cap_bound),
+        "seconds": np.array(time.perf_counter() - started),
+    }
+
+
+def _progress(total: int, desc: str, enabled: bool, unit: str = "state"):
     """A tqdm bar on stderr (a do-nothing stand-in when disabled or tqdm is missing)."""
     if enabled:
         try:
             from tqdm import tqdm
 
-            return tqdm(total=total, desc=desc, unit="state", unit_scale=True, file=sys.stderr)
+            return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "state", file=sys.stderr)
         except ImportError:  # tqdm is optional: say something every so often instead
             pass
 
@@ -424,10 +572,134 @@ class Solution:
         return kernel.last_turn_below(need, thr, self.sat, self.hot, *self.rt.args())
 
 
-def solve(options_or_game, cache_dir=None, progress: bool = True, use_cache: bool = True) -> Solution:
-    """The solution for a game (an engine or an options dict), from the cache or built and cached."""
+class PenaltySolution(Solution):
+    """A solved game with a bust penalty (see the module docstring).
+
+    Attributes (beyond :class:`Solution`'s): ``W[om, oo, i, j, a, b]``, the mover's chance at the
+    start of a turn, on the list or not (``om``, ``oo``; one value each when the flag changes no
+    threshold), with ``i`` and ``j`` busts in a row, at totals ``a`` and ``b`` in units shifted by the
+    floor (index 0 is the floor ``F``); ``lo`` and ``hi``: the bounds whose midpoint ``W`` is;
+    ``gaps``: the largest ``hi - lo`` after each sweep; ``floor`` in points.
+    """
+
+    def __init__(self, game: tt.Game, table: dict[str, np.ndarray]):
+        self.game = game
+        self.W = np.ascontiguousarray(table["W"])
+        self.lo = table["lo"]
+        self.hi = table["hi"]
+        self.L = np.ascontiguousarray(table["L"])
+        self.sat = np.ascontiguousarray(table["sat"])
+        self.thr_open, self.thr_bank, hot, self.D, self.sweeps = (int(x) for x in table["meta"])
+        self.newton_iterations = 0
+        self.hot = bool(hot)
+        self.F, self.N, self.K, self.P, self.FO = (int(x) for x in table["layout"])
+        self.floor = self.F * UNIT
+        self.gaps = np.asarray(table["gaps"])
+        self.cap_bound = float(table["cap_bound"])
+        self.error_bound = float(table["error_bound"])
+        self.seconds = float(table["seconds"])
+        self.T = game.target // UNIT
+        self.kinds, self.nexts = roles(game)
+        self.rt = roll_tables(game)
+        ras, rbs = zip(*(kernel.reach_table(self.L[ob], self.hot, *self.rt.args_bust()) for ob in (0, 1)))
+        self.RA, self.RB = np.stack(ras), np.stack(rbs)
+        self._turns: dict[tuple, tuple] = {}
+
+    @property
+    def value(self) -> float:
+        """The first player's P(win) + ½·P(tie) under optimal play by both (the bounds' midpoint)."""
+        return float(self.W[0, 0, 0, 0, -self.F, -self.F])
+
+    def index(self, a: int, b: int, opened=(True, True), busts=(0, 0)) -> tuple[int, ...]:
+        """The index of ``W`` for the mover's totals ``a``, ``b`` (units; below the floor: the floor)."""
+        o = (int(bool(opened[0])), int(bool(opened[1]))) if self.FO == 2 else (0, 0)
+        return (*o, int(busts[0]), int(busts[1]), max(a - self.F, 0), max(b - self.F, 0))
+
+    def start_value(self, a: int, b: int, role: int = 0, opened=None, busts=(0, 0)) -> float:
+        """The mover's chance at the start of a turn, totals in points (below the target).
+
+        ``opened`` defaults to "has a positive total"."""
+        if opened is None:
+            opened = (a > 0, b > 0)
+        return float(self.W[self.index(a // UNIT, b // UNIT, opened, busts)])
+
+    def turn_at(self, key: tuple[int, ...]):
+        """The turn at ``W``'s index ``key``: ``(V, bank, t_top, z, thr, ob, w_next)`` (see :meth:`Solution.turn`)."""
+        found = self._turns.get(key)
+        if found is None:
+            om, oo, i, j, a, b = key
+            if i + 1 < self.K:
+                z = 1.0 - float(self.W[oo, om, j, i + 1, b, a])
+            else:
+                z = 1.0 - float(self.W[oo, om, j, 0, b, max(a - self.P, 0)])
+            w_next = self.W[oo, self.FO - 1, j, 0]
+            thr = self.thr_bank if (self.FO == 1 or om == 1) else self.thr_open
+            ob = oo if self.FO == 2 else 1
+            V, _, bank, t_top = kernel.pair_turn(
+                a, b, self.N, thr, self.hot, z, w_next, int(self.kinds[0]), self.L[ob],
+                self.RA[ob], self.RB[ob], self.rt.maxv, *self.rt.args_bust(),
+            )
+            found = (V, bank, t_top, z, thr, ob, w_next)
+            if len(self._turns) > 256:
+                self._turns.clear()
+            self._turns[key] = found
+        return found
+
+    def choice_values(self, a: int, b: int, role: int, t: int, value: int, left: int,
+                      opened=(True, True), busts=(0, 0)) -> tuple[float, float | None]:
+        """``(roll value, bank value or None)`` of setting aside ``value`` units leaving ``left`` dice.
+
+        Totals ``a``, ``b`` in units (below the target; below the floor they count as the floor),
+        ``opened`` and ``busts`` the mover's and the opponent's, ``t`` the turn total before the
+        selection; ``role`` is 0 (one role).
+        """
+        key = self.index(a, b, opened, busts)
+        V, bank, t_top, z, thr, ob, w_next = self.turn_at(key)
+        a, b = key[4], key[5]
+        t2 = t + value
+        n = left or tt.NUM_DICE
+        D1 = self.L.shape[1] - 1
+        if t2 < V.shape[0]:
+            roll = float(V[t2, n])
+        elif self.kinds[0] == 0:  # beyond the turn's table, where every allowed bank wins
+            wa, wb = kernel.win_region(
+                self.hot, self.rt.cls_start, self.rt.cls_prob, self.rt.opt_start, self.rt.opt_left, self.rt.pbust
+            )
+            roll = float(wa[n] + wb[n] * z)
+        else:  # beyond the turn's table: the fixed bank-when-allowed region
+            d = min(a + t2 - b, D1)
+            roll = float(self.RA[ob, d, n] + self.RB[ob, d, n] * z)
+        if t2 < thr or (self.hot and left == 0):
+            return roll, None
+        if a + t2 < self.N:
+            return roll, 1.0 - float(w_next[b, a + t2])
+        if self.kinds[0] == 0:
+            return roll, 1.0
+        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, D1)])
+
+
+def solve_options(game: tt.Game, floor: int = FLOOR) -> dict:
+    """The cache key of a solve: the game's options, and with a bust penalty the floor and tolerance."""
+    options = solver_options(game)
+    if game.options["bust_penalty"]:
+        options = {**options, "floor": floor, "sweep_tol": SWEEP_TOL}
+    return options
+
+
+def solve(options_or_game, cache_dir=None, progress: bool = True, use_cache: bool = True,
+          floor: int = FLOOR) -> Solution:
+    """The solution for a game (an engine or an options dict), from the cache or built and cached.
+
+    ``floor`` (points): with a bust penalty, totals below it count as it (see the module docstring).
+    """
     game = options_or_game if isinstance(options_or_game, tt.Game) else make_game(options_or_game)
     check_game(game)
+    if game.options["bust_penalty"]:
+        table = cache_mod.load_or_build(
+            SOLVER, VERSION, solve_options(game, floor), lambda: build_penalty(game, progress, floor),
+            cache_dir=cache_dir, use_cache=use_cache,
+        )
+        return PenaltySolution(game, table)
     table = cache_mod.load_or_build(
         SOLVER, VERSION, solver_options(game), lambda: build(game, progress), cache_dir=cache_dir, use_cache=use_cache
     )
@@ -445,7 +717,7 @@ def _points(thr: int) -> str:
     return "any" if thr <= 1 else f"{thr * UNIT} points"
 
 
-def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
+def cli_summary(options: dict, cache_dir=None, progress: bool = True, floor: int = FLOOR) -> dict:
     """What ``dice-envs solve tenthousand --objective win`` prints, JSON-able.
 
     Returns:
@@ -455,9 +727,10 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     """
     started = time.perf_counter()
     game = make_game(options)
-    path = cache_mod.cache_path(SOLVER, VERSION, solver_options(game), cache_dir)
-    cached = cache_mod.load(SOLVER, VERSION, solver_options(game), cache_dir) is not None
-    solution = solve(game, cache_dir=cache_dir, progress=progress)
+    key = solve_options(game, floor)
+    path = cache_mod.cache_path(SOLVER, VERSION, key, cache_dir)
+    cached = cache_mod.load(SOLVER, VERSION, key, cache_dir) is not None
+    solution = solve(game, cache_dir=cache_dir, progress=progress, floor=floor)
     seconds = time.perf_counter() - started
     memory = peak_memory_mib()
     roles_text = {
@@ -466,14 +739,32 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "immediate": "the first to reach the target wins",
     }[game.end]
     T = solution.T
+    if isinstance(solution, PenaltySolution):
+        flags = " x on the list or not" if solution.FO == 2 else ""
+        states = (
+            f"start-of-turn states solved: {solution.W.size:,} ({solution.N} x {solution.N} totals"
+            f" {solution.floor}..{game.target - UNIT} x {solution.K} x {solution.K} busts in a row{flags});"
+        )
+        accuracy = (
+            f"bust penalty {game.options['bust_penalty']} after {solution.K} busts in a row, totals floored at"
+            f" {solution.floor}; {solution.sweeps} sweeps; every value is within {solution.error_bound:.1e} of"
+            f" the exact one of the floored game (bounds {solution.gaps[-1]:.1e} apart, last-turn needs to"
+            f" {solution.D * UNIT:,} points)"
+        )
+    else:
+        states = (
+            f"start-of-turn states solved: {solution.W.size:,} ({solution.num_roles} role(s) x {T} x {T} totals);"
+        )
+        accuracy = (
+            f"last-turn needs tabulated to {solution.D * UNIT:,} points; every value is within"
+            f" {solution.error_bound:.1e} of the exact one"
+        )
     lines = [
         f"Two-player 10 000 ({game.preset} rules, target {game.target}; {roles_text})",
         f"first player's chance of winning under optimal play (P(win) + 1/2 P(tie)): {solution.value:.6f}",
         f"second player's: {1 - solution.value:.6f}",
-        f"start-of-turn states solved: {solution.W.size:,} ({solution.num_roles} role(s) x {T} x {T} totals);"
-        f" least banks {_points(solution.thr_open)} to open, then {_points(solution.thr_bank)}",
-        f"last-turn needs tabulated to {solution.D * UNIT:,} points; every value is within"
-        f" {solution.error_bound:.1e} of the exact one",
+        f"{states} least banks {_points(solution.thr_open)} to open, then {_points(solution.thr_bank)}",
+        accuracy,
         f"{'loaded from the cache' if cached else f'solved in {solution.seconds:.1f} s'};"
         f" peak memory {memory:.0f} MiB; table {path}",
     ]
@@ -500,6 +791,9 @@ class WinProbAgent(DeterministicAgent):
     start-of-turn table and takes the selection and roll/bank of greatest value (ties: bank, then
     the lower action id).
 
+    With a bust penalty (``farkle``) the start of each turn is looked up with both players' busts
+    in a row and på-listen flags from the observation.
+
     Under ``finish_round`` the values depend on whether the agent started the round, which the
     observation does not show. The agent works it out at its first decision of a game: a player
     who has not yet banked has had as many turns as their busts in a row (modulo
@@ -520,17 +814,22 @@ class WinProbAgent(DeterministicAgent):
         seed: unused (the agent is deterministic); kept for the protocol.
         seat: the agent's seat if known (0 or 1); -1 (default) infers its role in the round.
         cache_dir: where solver tables are cached (default: the package's cache directory).
+        floor: with a bust penalty, the floor of the solved totals (points; see the module
+            docstring). The agent reads totals from its observation, which clips them at
+            ``-target``, and plays a total below the floor as the floor.
     """
 
     name = "winprob"
 
-    def __init__(self, game: tt.Game, seed: int | None = None, seat: int = -1, cache_dir: str = ""):
+    def __init__(self, game: tt.Game, seed: int | None = None, seat: int = -1, cache_dir: str = "",
+                 floor: int = FLOOR):
         super().__init__(game, seed)
         check_game(game)
         if seat not in (-1, 0, 1):
             raise ValueError(f"WinProbAgent: seat must be 0, 1 or -1 (infer), got {seat!r}")
         self.seat = seat
-        self.solution = solve(game, cache_dir=cache_dir or None, progress=True)
+        self.solution = solve(game, cache_dir=cache_dir or None, progress=True, floor=floor)
+        self._penalty = isinstance(self.solution, PenaltySolution)
         self._role: int | None = None
 
     def reset(self, seed: int | None = None) -> None:
@@ -570,6 +869,11 @@ class WinProbAgent(DeterministicAgent):
             if end_phase:
                 roll_value, bank_value = self.solution.last_turn_choice_values(
                     (opp - own) // UNIT, bool(obs[2]), t, v, left
+                )
+            elif self._penalty:
+                roll_value, bank_value = self.solution.choice_values(
+                    own // UNIT, opp // UNIT, 0, t, v, left, opened=(obs[2] > 0, obs[3] > 0),
+                    busts=(int(obs[4]), int(obs[5])),
                 )
             else:
                 roll_value, bank_value = self.solution.choice_values(own // UNIT, opp // UNIT, self._role, t, v, left)
