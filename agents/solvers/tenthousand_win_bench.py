@@ -3,11 +3,13 @@
 Usage::
 
     python -m agents.solvers.tenthousand_win_bench solve --preset dk [--target 10000] [--end E]
+    python -m agents.solvers.tenthousand_win_bench solve --preset farkle [--target 10000] [--floor -2500]
     python -m agents.solvers.tenthousand_win_bench match --preset no --opponent optimal --pairs 1500
 
 ``solve`` builds the table in a fresh temporary cache directory (so it is really solved, never
-loaded) and prints the solve time, the process's peak resident memory and the value. ``match``
-plays ``winprob`` against ``optimal`` (the turn-EV agent of :mod:`agents.solvers.tenthousand`),
+loaded) and prints the solve time, the process's peak resident memory, the value and its error
+bound (with a bust penalty, ``--floor`` sets the floor of the totals: two runs measure what the
+floor changes). ``match`` plays ``winprob`` against ``optimal`` (the turn-EV agent of :mod:`agents.solvers.tenthousand`),
 ``heuristic`` or ``greedy``, in pairs of games with the seats swapped and the same dice seed, and
 prints winprob's win share with its 95% Wilson interval. Both show progress bars on stderr.
 """
@@ -68,26 +70,29 @@ def _options(args) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.solvers.tenthousand_win_bench", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=("solve", "match"))
-    parser.add_argument("--preset", default="dk", choices=("dk", "no"))
+    parser.add_argument("--preset", default="dk", choices=("dk", "no", "farkle"))
     parser.add_argument("--target", type=int, default=None)
     parser.add_argument("--end", default=None, choices=("finish_round", "last_turn_each", "immediate"))
     parser.add_argument("--opponent", default="optimal")
     parser.add_argument("--pairs", type=int, default=1000, help="game pairs (seats swapped within a pair)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--floor", type=int, default=tw.FLOOR, help="with a bust penalty (farkle): totals below it count as it (points)"
+    )
     parser.add_argument("--cache-dir", default=None, help="solver cache for match (default: the package's)")
     args = parser.parse_args(argv)
     options = _options(args)
     if args.what == "solve":
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            out = tw.cli_summary(options, cache_dir=tmp, progress=True)
+            out = tw.cli_summary(options, cache_dir=tmp, progress=True, floor=args.floor)
             print("\n".join(out["lines"]))
             print(f"solve wall time {time.perf_counter() - started:.1f} s; peak RSS {tw.peak_memory_mib():.0f} MiB")
         return 0
     if args.pairs < 1:
         raise ValueError(f"--pairs must be at least 1, got {args.pairs}")
     game = tw.make_game(options)
-    solver_agent = tw.WinProbAgent(game, cache_dir=args.cache_dir or "")
+    solver_agent = tw.WinProbAgent(game, cache_dir=args.cache_dir or "", floor=args.floor)
     other = _opponent(args.opponent, game)
     from tqdm import tqdm
 
