@@ -72,7 +72,7 @@ def test_bank_rules_are_read_from_the_engine(options, expected):
 @pytest.mark.parametrize(
     "options, word",
     [
-        ({"preset": "farkle"}, "bust penalty"),
+        ({"preset": "farkle", "end": "finish_round"}, "bust penalty"),  # farkle itself: test_solver_farkle_win
         ({"preset": "dk", "num_players": 3}, "num_players=3"),
         ({"preset": "no", "exact_target": True}, "exact_target"),
         ({"preset": "dk", "over_threshold": True}, "over_threshold"),
