@@ -1,9 +1,10 @@
 """Two-player 10 000 solved for the chance of winning (issue 8, item 4; agent ``winprob``).
 
 The policy that maximises P(win) + ½·P(tie) of a two-player game of Ten thousand, for the rules
-of the ``dk`` and ``no`` presets (their end rules ``finish_round`` and ``last_turn_each``), for
-``end="immediate"``, and for the options that change a turn's scoring or banking thresholds
-(``target``, ``opening``, ``min_bank``, ``hot_dice_must_roll``, the scoring options).
+of the ``dk``, ``no`` and ``farkle`` presets (their end rules ``finish_round`` and
+``last_turn_each``), for ``end="immediate"``, and for the options that change a turn's scoring or
+banking thresholds (``target``, ``opening``, ``min_bank``, ``hot_dice_must_roll``, the scoring
+options); the ``farkle`` bust penalty (TT-9e) on floored totals, see "A bust penalty" below.
 
 The game is read through the engine contract: the chance outcomes of ``n`` dice from
 ``Game.chance_outcomes``, the choices each roll offers from ``Game.selections`` (merged once into
@@ -78,22 +79,27 @@ the floor. The solved game is the game with that one rule added; everything else
   a policy that never banks makes no single step contract. Sweeps stop when ``max(hi - lo)`` over
   all states is at most ``SWEEP_TOL`` (1e-10); the table is the midpoint, so each value is within
   ``gap / 2`` of the floored game's, plus the last-turn cap ``L[D]`` above (``error_bound``), plus
-  float rounding (~1e-15). The gap closes by a factor 20-50 a sweep after the first two (a penalty
-  needs three busts in a row): 10 sweeps at target 1000.
+  float rounding (~1e-15). After the first two sweeps the gap closes by a factor 10-80 a sweep
+  (a penalty needs three busts in a row): 9-11 sweeps at targets 1000-2000.
 * The floor. Floored and true games agree on every play until a total first falls below the
   floor; from the start that takes at least six penalties (18 busts) by one player with less than
-  ``6 x 500 - 2500`` points banked in between. Its effect is measured, not bounded: lowering the
-  floor by two penalties moves the first player's value by less than 1e-7 at target 1000 (the
-  tests) and by ... at target 2000, far below the printed digits; the bench's ``--floor`` measures
-  it at any target. (A rigorous bound would need the true game's optimal strategies: a player who
-  never banks falls below any floor for sure.)
-* Memory: two tables of ``K^2 (T - F)^2`` floats (4.5 MiB each for farkle at 10 000), and the
-  midpoint, stored in the cache with the bounds.
+  ``6 x 500 - 2500`` points banked in between. Its effect is measured, not bounded: at target 1000
+  the first player's value moves by 1.2e-7 when the floor goes from -500 to -1000, by 8.9e-11
+  from -1000 to -1500 and by less than the bounds (1e-13) from -1500 to -2500: each penalty of
+  room shrinks the effect about a thousandfold. At target 2000 floors -2500 and -3500 give
+  0.564202507361 and 0.564202507361427, equal within their error bounds. The bench's
+  ``--floor`` measures it at any target. (A rigorous bound would need the true game's optimal
+  strategies: a player who never banks falls below any floor for sure.)
+* Cost: every sweep solves each state's turn once for both bounds. Two tables of
+  ``K^2 (T - F)^2`` floats (4.5 MiB each for farkle at 10 000) and their midpoint, stored in the
+  cache with the bounds.
 
-Values of the ``farkle`` preset (floor -2500; first player's P(win) + 1/2 P(tie), bound in
-brackets): target 1000: 0.577080 (1.4e-11, 10 sweeps); target 2000: ...; target 10 000: run
-``python -m agents.solvers.tenthousand_win_bench solve --preset farkle`` (extrapolated ... on two
-unloaded cores).
+Values of the ``farkle`` preset (floor -2500; first player's P(win) + 1/2 P(tie); error bound):
+target 1000: 0.577080 (1.4e-11, 10 sweeps); target 2000: 0.564203 (4.3e-12, 11 sweeps, 238 s on one
+effective core of a machine loaded by other jobs, peak RSS 177 MiB). Target 10 000 is measured by
+``python -m agents.solvers.tenthousand_win_bench solve --preset farkle``; extrapolated from target
+2000 (7.7 times the states, 1.9 times the work per turn, about 13 sweeps): about 4 100 CPU
+seconds, so 35-40 minutes on two free cores, and about 250 MiB.
 
 Not supported (a ``ValueError`` says so): more than two players, ``over_threshold``,
 ``confirm_combinations``, ``exact_target``, and a bust penalty under ``finish_round`` or off the
@@ -157,7 +163,9 @@ def check_game(game: tt.Game) -> None:
             "end='last_turn_each' (the farkle preset) or 'immediate', not end='finish_round'"
         )
     if penalty % UNIT:
-        raise ValueError(f"the win-probability solver needs a bust_penalty that is a multiple of {UNIT}, not {penalty}")
+        raise ValueError(
+            f"the win-probability solver needs a bust_penalty that is a multiple of {UNIT}, not {penalty}"
+        )
 
 
 def solver_options(game: tt.Game) -> dict:
@@ -405,7 +413,8 @@ def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol:
     lo = np.zeros((FO, FO, K, K, N, N))
     hi = np.ones((FO, FO, K, K, N, N))
     T = N  # the target, shifted
-    bar = _progress(MAX_SWEEPS, f"solving {game.preset} target {game.target} (floor {floor})", progress, unit="sweep")
+    desc = f"solving {game.preset} target {game.target} (floor {floor})"
+    bar = _progress(MAX_SWEEPS, desc, progress, unit="sweep")
     gaps, changes = [], []
     try:
         while True:
@@ -624,7 +633,7 @@ class PenaltySolution(Solution):
         return float(self.W[self.index(a // UNIT, b // UNIT, opened, busts)])
 
     def turn_at(self, key: tuple[int, ...]):
-        """The turn at ``W``'s index ``key``: ``(V, bank, t_top, z, thr, ob, w_next)`` (see :meth:`Solution.turn`)."""
+        """The turn at ``W``'s index ``key``: ``(V, bank, t_top, z, thr, ob, w_next)`` (as :meth:`Solution.turn`)."""
         found = self._turns.get(key)
         if found is None:
             om, oo, i, j, a, b = key

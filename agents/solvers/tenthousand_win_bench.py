@@ -9,9 +9,10 @@ Usage::
 ``solve`` builds the table in a fresh temporary cache directory (so it is really solved, never
 loaded) and prints the solve time, the process's peak resident memory, the value and its error
 bound (with a bust penalty, ``--floor`` sets the floor of the totals: two runs measure what the
-floor changes). ``match`` plays ``winprob`` against ``optimal`` (the turn-EV agent of :mod:`agents.solvers.tenthousand`),
-``heuristic`` or ``greedy``, in pairs of games with the seats swapped and the same dice seed, and
-prints winprob's win share with its 95% Wilson interval. Both show progress bars on stderr.
+floor changes). ``match`` plays ``winprob`` against ``optimal`` (the turn-EV agent of
+:mod:`agents.solvers.tenthousand`), ``heuristic`` or ``greedy``, in pairs of games with the seats
+swapped and the same dice seed, and prints winprob's win share with its 95% Wilson interval. Both
+show progress bars on stderr.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=1000, help="game pairs (seats swapped within a pair)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--floor", type=int, default=tw.FLOOR, help="with a bust penalty (farkle): totals below it count as it (points)"
+        "--floor", type=int, default=tw.FLOOR,
+        help="with a bust penalty (farkle): totals below it count as it (points)",
     )
     parser.add_argument("--cache-dir", default=None, help="solver cache for match (default: the package's)")
     args = parser.parse_args(argv)
