@@ -121,3 +121,14 @@ def test_config_files_and_recipes(tmp_path):
 def test_bad_input_is_a_value_error(argv, message):
     with pytest.raises(ValueError, match=message):
         main(argv)
+
+
+def test_a_run_without_self_play_keeps_its_snapshots_out_of_the_pool(tmp_path):
+    # With self_play_weight=0 the pool's weights are the baselines' only: the snapshots written
+    # every period must not join it (they once did, and the run failed at its first snapshot).
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "1", "--run-dir", str(run),
+            "--set", "self_play_weight=0", "--set", "baseline_weights=3,1,1", *TINY]  # fmt: skip
+    assert main(argv) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] == 512 and len(list((run / "checkpoints").iterdir())) == 2

@@ -259,7 +259,8 @@ def train(args: Args) -> dict:
     snapshot_agents: dict[str, TrainedAgent] = {}
 
     def update_pool():
-        recent = snapshots[-args.pool_size:]
+        # Snapshots join the pool only when self-play has a share of it.
+        recent = snapshots[-args.pool_size:] if args.self_play_weight > 0 else []
         agents = []
         for path in recent:
             if path not in snapshot_agents:
