@@ -132,3 +132,19 @@ def test_a_run_without_self_play_keeps_its_snapshots_out_of_the_pool(tmp_path):
     assert main(argv) == 0
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] == 512 and len(list((run / "checkpoints").iterdir())) == 2
+
+
+def test_evaluate_takes_an_agent_spec_as_the_peer_on_the_same_deals(capsys):
+    from agents import make_agent
+    from train.benchmark import benchmark
+    from train.evaluation import play_against
+    from train.view import SingleAgentView
+
+    results = benchmark("meyer", {"num_players": 2, "lives": 2}, "honest", ["bluffer"], 6, seed=77, progress=False)
+    engine = SingleAgentView("meyer", opponents=["bluffer"], num_players=2, lives=2).engine
+    direct = play_against(make_agent(engine, "honest", seed=77).act, "meyer", {"num_players": 2, "lives": 2},
+                          "bluffer", 6, 77)  # fmt: skip
+    assert results[0]["games"] == 12 and results[0]["win_rate"] == direct.interval()[0]
+    assert "meyer: honest vs bluffer: win rate" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="unknown agent 'nosuchagent' for meyer; choose from"):
+        main(["meyer", "--evaluate", "nosuchagent", "--deals", "2"])

@@ -6,12 +6,16 @@ from ``--eval-seed`` upwards (2 000 000 000 by default), far from the seeds trai
 
     dice-envs train meyer --evaluate agents/trained/meyer --opponents honest doubter bluffer --deals 2000
 
-(2 players: 2000 deals = 4000 games; Syvere with 4 players: 1000 deals = 4000 games.)
+(2 players: 2000 deals = 4000 games; Syvere with 4 players: 1000 deals = 4000 games.) ``--evaluate``
+also takes a built-in or solver agent's SPEC, to measure a peer on the same deals::
+
+    dice-envs train tenthousand --evaluate optimal --opponents heuristic --deals 2000
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from agents.checkpoint import load_agent
@@ -35,6 +39,13 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
     """
     if deals < 1:
         raise ValueError(f"--deals must be >= 1, got {deals}")
+    from agents.spec import parse_spec
+
+    name, _ = parse_spec(game, checkpoint)
+    if not isinstance(name, os.PathLike):
+        # A built-in or solver agent (``optimal``, ``heuristic``): the peer a checkpoint is compared
+        # with, on the same deals; the game is the recipe's unless options are given.
+        return _benchmark_spec(game, options, checkpoint, opponents, deals, seed, progress)
     agent = load_agent(game, checkpoint, seed=seed, greedy=greedy)
     from agents.checkpoint import engine_options, check_compatible
 
@@ -59,4 +70,28 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
               f"games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
         results.append({**res.as_dict(), "seconds": seconds, "seed": seed, "greedy": greedy})
     print(json.dumps({"checkpoint": checkpoint, "results": results}))
+    return results
+
+
+def _benchmark_spec(game, options, spec, opponents, deals, seed, progress) -> list[dict]:
+    from agents import make_agent
+    from dice_envs.registry import env_module
+
+    options = dict(options or RECIPES[game]["options"])
+    engine = env_module(game).raw_env(**options).game
+    agent = make_agent(engine, spec, seed=seed)
+    opponents = list(opponents or RECIPES[game]["baselines"])
+    from tqdm import tqdm
+
+    results = []
+    for opponent in opponents:
+        start = time.perf_counter()
+        with tqdm(total=deals * engine.num_players, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
+            res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
+        seconds = time.perf_counter() - start
+        rate, low, high = res.interval()
+        print(f"{game}: {spec} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "
+              f"{res.games} games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
+        results.append({**res.as_dict(), "seconds": seconds, "seed": seed})
+    print(json.dumps({"agent": spec, "results": results}))
     return results

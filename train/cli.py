@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="a JSON or TOML file of training fields")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="set one training field")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--evaluate", metavar="CHECKPOINT", help="evaluate this checkpoint instead of training")
+    p.add_argument("--evaluate", metavar="CHECKPOINT", help="evaluate this checkpoint (or an agent SPEC such as optimal, as a peer) instead of training")
     p.add_argument("--opponents", nargs="+", metavar="SPEC", help="opponents of --evaluate (default the recipe's baselines)")
     p.add_argument("--deals", type=int, default=2000, help="deals per opponent for --evaluate (each in every seat)")
     p.add_argument("--eval-seed", type=int, default=2_000_000_000, help="first deal's seed for --evaluate")
