@@ -148,3 +148,18 @@ def test_evaluate_takes_an_agent_spec_as_the_peer_on_the_same_deals(capsys):
     assert "meyer: honest vs bluffer: win rate" in capsys.readouterr().out
     with pytest.raises(ValueError, match="unknown agent 'nosuchagent' for meyer; choose from"):
         main(["meyer", "--evaluate", "nosuchagent", "--deals", "2"])
+
+
+def test_anneal_lr_decays_the_learning_rate_over_the_whole_run(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = tmp_path / "run"
+    argv = ["syvere", "--num-players", "3", "--timesteps", "768", "--seed", "1", "--run-dir", str(run),
+            "--set", "anneal_lr=true", "--set", "learning_rate=0.0003", *TINY]  # fmt: skip
+    assert main(argv) == 0
+    events = EventAccumulator(str(run / "tb"))
+    events.Reload()
+    rates = [round(e.value, 10) for e in events.Scalars("losses/learning_rate")]
+    # Two PPO updates per period of 256 steps; the periods run at 1, 2/3 and 1/3 of the rate
+    # (not three restarts of SB3's own schedule, which would start each at the full rate).
+    assert rates == [round(3e-4 * f, 10) for f in (1, 1, 2 / 3, 2 / 3, 1 / 3, 1 / 3)]

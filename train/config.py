@@ -40,7 +40,10 @@ class Args:
     n_epochs: int = 4
     """PPO epochs over each rollout."""
     learning_rate: float = 3e-4
-    """Adam learning rate (constant)."""
+    """Adam learning rate (constant unless ``anneal_lr``)."""
+    anneal_lr: bool = False
+    """Decay the learning rate linearly towards 0 over ``timesteps`` (CleanRL's ``anneal_lr``), in steps of
+    one snapshot/evaluation period; a resumed run picks up the decay where it stopped."""
     gamma: float = 1.0
     """Discount; 1 because the only reward is the game's result (C-3), however late it comes."""
     gae_lambda: float = 0.95

@@ -328,6 +328,10 @@ def train(args: Args) -> dict:
         while model.num_timesteps < args.timesteps:
             before = model.num_timesteps
             chunk = min(period - before % period, args.timesteps - before)
+            if args.anneal_lr:
+                # SB3's own schedule restarts with every learn() call; this one follows the run.
+                lr = args.learning_rate * max(1.0 - before / args.timesteps, 0.0)
+                model.lr_schedule = lambda _progress, _lr=lr: _lr
             times["rollout_end"] = None
             model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=callback, progress_bar=False)
             now = model.num_timesteps
