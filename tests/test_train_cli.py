@@ -19,6 +19,8 @@ from train.view import SingleAgentView
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--set", "n_envs=2", "--set", "n_steps=64", "--set", "batch_size=64", "--set", "n_epochs=2",
         "--set", "snapshot_every=256", "--set", "eval_every=256", "--set", "eval_deals=1", "--set", "hidden=16,16",
+        # The Syvere and 10 000 recipes first imitate a teacher: a few hundred decisions here.
+        "--set", "teacher_states=300", "--set", "teacher_epochs=2",
         "--no-progress"]
 
 

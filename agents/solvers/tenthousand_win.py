@@ -485,6 +485,10 @@ class Solution:
         self.sat = np.ascontiguousarray(table["sat"])
         self.thr_open, self.thr_bank, hot, self.D, self.newton_iterations = (int(x) for x in table["meta"])
         self.hot = bool(hot)
+        self._derived(game, table)
+
+    def _derived(self, game: tt.Game, table: dict[str, np.ndarray]) -> None:
+        """What both kinds of solution compute from the game once their tables are read."""
         self.error_bound = float(table["error_bound"])
         self.seconds = float(table["seconds"])
         self.T = game.target // UNIT
@@ -605,14 +609,7 @@ class PenaltySolution(Solution):
         self.floor = self.F * UNIT
         self.gaps = np.asarray(table["gaps"])
         self.cap_bound = float(table["cap_bound"])
-        self.error_bound = float(table["error_bound"])
-        self.seconds = float(table["seconds"])
-        self.T = game.target // UNIT
-        self.kinds, self.nexts = roles(game)
-        self.rt = roll_tables(game)
-        ras, rbs = zip(*(kernel.reach_table(self.L[ob], self.hot, *self.rt.args_bust()) for ob in (0, 1)))
-        self.RA, self.RB = np.stack(ras), np.stack(rbs)
-        self._turns: dict[tuple, tuple] = {}
+        self._derived(game, table)
 
     @property
     def value(self) -> float:
