@@ -487,6 +487,19 @@ class Solution:
         self.hot = bool(hot)
         self._derived(game, table)
 
+    def _roll_value(self, V: np.ndarray, t2: int, n: int, kind: int, a: int, b: int, ob: int, z: float) -> float:
+        """The value of rolling ``n`` dice with turn total ``t2`` (units), ``z`` the value of a bust."""
+        if t2 < V.shape[0]:
+            return float(V[t2, n])
+        if kind == 0:  # beyond the turn's table, where every allowed bank wins
+            wa, wb = kernel.win_region(
+                self.hot, self.rt.cls_start, self.rt.cls_prob, self.rt.opt_start, self.rt.opt_left, self.rt.pbust
+            )
+            return float(wa[n] + wb[n] * z)
+        # beyond the turn's table: the fixed bank-when-allowed region
+        d = min(a + t2 - b, self.L.shape[1] - 1)
+        return float(self.RA[ob, d, n] + self.RB[ob, d, n] * z)
+
     def _derived(self, game: tt.Game, table: dict[str, np.ndarray]) -> None:
         """What both kinds of solution compute from the game once their tables are read."""
         self.error_bound = float(table["error_bound"])
@@ -542,17 +555,7 @@ class Solution:
         V, bank, t_top, z, thr, ob = self.turn(a, b, role)
         t2 = t + value
         n = left or tt.NUM_DICE
-        D1 = self.L.shape[1] - 1
-        if t2 < V.shape[0]:
-            roll = float(V[t2, n])
-        elif self.kinds[role] == 0:  # beyond the turn's table, where every allowed bank wins
-            wa, wb = kernel.win_region(
-                self.hot, self.rt.cls_start, self.rt.cls_prob, self.rt.opt_start, self.rt.opt_left, self.rt.pbust
-            )
-            roll = float(wa[n] + wb[n] * z)
-        else:  # beyond the turn's table: the fixed bank-when-allowed region
-            d = min(a + t2 - b, D1)
-            roll = float(self.RA[ob, d, n] + self.RB[ob, d, n] * z)
+        roll = self._roll_value(V, t2, n, self.kinds[role], a, b, ob, z)
         can_bank = t2 >= thr and not (self.hot and left == 0)
         if not can_bank:
             return roll, None
@@ -560,7 +563,7 @@ class Solution:
             return roll, 1.0 - float(self.W[self.nexts[role], b, a + t2])
         if self.kinds[role] == 0:
             return roll, 1.0
-        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, D1)])
+        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, self.L.shape[1] - 1)])
 
     def last_turn_choice_values(self, need: int, opened: bool, s: int, value: int, left: int):
         """``(roll value, bank value or None)`` in the last turn of the end phase.
@@ -664,24 +667,14 @@ class PenaltySolution(Solution):
         a, b = key[4], key[5]
         t2 = t + value
         n = left or tt.NUM_DICE
-        D1 = self.L.shape[1] - 1
-        if t2 < V.shape[0]:
-            roll = float(V[t2, n])
-        elif self.kinds[0] == 0:  # beyond the turn's table, where every allowed bank wins
-            wa, wb = kernel.win_region(
-                self.hot, self.rt.cls_start, self.rt.cls_prob, self.rt.opt_start, self.rt.opt_left, self.rt.pbust
-            )
-            roll = float(wa[n] + wb[n] * z)
-        else:  # beyond the turn's table: the fixed bank-when-allowed region
-            d = min(a + t2 - b, D1)
-            roll = float(self.RA[ob, d, n] + self.RB[ob, d, n] * z)
+        roll = self._roll_value(V, t2, n, self.kinds[0], a, b, ob, z)
         if t2 < thr or (self.hot and left == 0):
             return roll, None
         if a + t2 < self.N:
             return roll, 1.0 - float(w_next[b, a + t2])
         if self.kinds[0] == 0:
             return roll, 1.0
-        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, D1)])
+        return roll, 1.0 - float(self.L[ob, min(a + t2 - b, self.L.shape[1] - 1)])
 
 
 def solve_options(game: tt.Game, floor: int = FLOOR) -> dict:
