@@ -270,29 +270,38 @@ def main(argv: list[str] | None = None) -> int:
     quietly, and an ``OverflowError`` or ``MemoryError`` (a value too large to use) gives 2 with
     a message, so no traceback reaches the user for anything they typed.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    return run_guarded(_run, sys.argv[1:] if argv is None else argv)
+
+
+def run_guarded(command, argv, prog: str = "dice-envs") -> int:
+    """Run ``command(argv)`` under the one error handler of :func:`main`; return the exit code.
+
+    Modules with a ``python -m`` entry point of their own (the main job, benchmarks) call it too,
+    so their errors read and exit the same: ``prog: <message>``.
+    """
+    argv = list(argv)
     try:
-        return _run(argv)
+        return command(argv)
     except SystemExit as exc:  # argparse's own exits (help: 0, bad usage: 2), here or in a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except ValueError as exc:
-        print(f"dice-envs: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     except (OverflowError, MemoryError) as exc:
         detail = f" ({exc})" if str(exc) else ""
-        print(f"dice-envs: a value is too large to use{detail}: {' '.join(argv)[:200]}", file=sys.stderr)
+        print(f"{prog}: a value is too large to use{detail}: {' '.join(argv)[:200]}", file=sys.stderr)
         return 2
     except (CommandUnavailable, CommandFailed) as exc:
-        print(f"dice-envs: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("\ndice-envs: interrupted", file=sys.stderr)
+        print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         _quiet_stdout()
         return 141
     except OSError as exc:  # a file that cannot be read or written (replay, checkpoints)
-        print(f"dice-envs: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 1
 
 

@@ -158,11 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except ValueError as exc:
-        print(f"python -m evaluate.mainjob: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        sys.exit(130)
+if __name__ == "__main__":  # pragma: no cover
+    from dice_envs.cli import run_guarded
+
+    sys.exit(run_guarded(main, sys.argv[1:], prog="python -m evaluate.mainjob"))

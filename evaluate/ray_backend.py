@@ -407,8 +407,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    try:
-        raise SystemExit(main())
-    except ValueError as exc:
-        print(f"python -m evaluate.ray_backend: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    from dice_envs.cli import run_guarded
+
+    sys.exit(run_guarded(main, sys.argv[1:], prog="python -m evaluate.ray_backend"))

@@ -1,13 +1,8 @@
-"""``python -m train ...`` is ``dice-envs train ...``."""
+"""``python -m train ...`` is ``dice-envs train ...``, under the same error handler."""
 
 import sys
 
+from dice_envs.cli import run_guarded
 from train.cli import main
 
-try:
-    sys.exit(main())
-except ValueError as exc:
-    print(f"dice-envs train: {exc}", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    sys.exit(130)
+sys.exit(run_guarded(main, sys.argv[1:], prog="dice-envs train"))

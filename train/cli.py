@@ -143,8 +143,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    try:
-        raise SystemExit(main())
-    except ValueError as exc:
-        print(f"dice-envs train: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    from dice_envs.cli import run_guarded
+
+    sys.exit(run_guarded(main, sys.argv[1:], prog="dice-envs train"))
