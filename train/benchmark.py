@@ -47,7 +47,7 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
         # with, on the same deals; the game is the recipe's unless options are given.
         return _benchmark_spec(game, options, checkpoint, opponents, deals, seed, progress)
     agent = load_agent(game, checkpoint, seed=seed, greedy=greedy)
-    from agents.checkpoint import engine_options, check_compatible
+    from agents.checkpoint import check_compatible
 
     if options:
         from dice_envs.registry import env_module
@@ -55,20 +55,7 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
         engine = env_module(game).raw_env(**options).game
         check_compatible(agent.policy.meta, engine, agent.policy.path)
     options = dict(agent.policy.meta["options"]) if not options else options
-    opponents = list(opponents or RECIPES[game]["baselines"])
-    from tqdm import tqdm
-
-    results = []
-    for opponent in opponents:
-        n = len(engine_options(agent.game)) and agent.game.num_players
-        start = time.perf_counter()
-        with tqdm(total=deals * n, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
-            res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
-        seconds = time.perf_counter() - start
-        rate, low, high = res.interval()
-        print(f"{game} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over {res.games} "
-              f"games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
-        results.append({**res.as_dict(), "seconds": seconds, "seed": seed, "greedy": greedy})
+    results = _play_each(game, options, agent, game, opponents, deals, seed, progress, {"greedy": greedy})
     print(json.dumps({"checkpoint": checkpoint, "results": results}))
     return results
 
@@ -78,20 +65,25 @@ def _benchmark_spec(game, options, spec, opponents, deals, seed, progress) -> li
     from dice_envs.registry import env_module
 
     options = dict(options or RECIPES[game]["options"])
-    engine = env_module(game).raw_env(**options).game
-    agent = make_agent(engine, spec, seed=seed)
-    opponents = list(opponents or RECIPES[game]["baselines"])
+    agent = make_agent(env_module(game).raw_env(**options).game, spec, seed=seed)
+    results = _play_each(game, options, agent, f"{game}: {spec}", opponents, deals, seed, progress, {})
+    print(json.dumps({"agent": spec, "results": results}))
+    return results
+
+
+def _play_each(game, options, agent, label, opponents, deals, seed, progress, extra) -> list[dict]:
+    """``agent`` against each opponent (the recipe's baselines if none): a line each, and the results."""
     from tqdm import tqdm
 
     results = []
-    for opponent in opponents:
+    for opponent in list(opponents or RECIPES[game]["baselines"]):
         start = time.perf_counter()
-        with tqdm(total=deals * engine.num_players, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
+        total = deals * agent.game.num_players
+        with tqdm(total=total, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
             res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
         seconds = time.perf_counter() - start
         rate, low, high = res.interval()
-        print(f"{game}: {spec} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "
+        print(f"{label} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "
               f"{res.games} games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
-        results.append({**res.as_dict(), "seconds": seconds, "seed": seed})
-    print(json.dumps({"agent": spec, "results": results}))
+        results.append({**res.as_dict(), "seconds": seconds, "seed": seed, **extra})
     return results

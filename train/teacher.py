@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from agents.base import sample_action
 from train.view import SingleAgentView, resolve_agent
 
 
@@ -48,11 +49,13 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
     rewards: list[float] = []
     while len(return_list) < n_states:  # whole games only
         mask = view.action_masks()
-        probs = np.asarray(teacher.action_probabilities(obs, mask.astype(np.int8)), dtype=np.float32)
-        action = teacher.act(obs, mask.astype(np.int8))
+        probs = np.asarray(teacher.action_probabilities(obs, mask.astype(np.int8)))
+        # The protocol's act(): a draw from these probabilities with the agent's generator (for a
+        # deterministic teacher, its one action), without asking the agent twice.
+        action = sample_action(teacher.rng, probs)
         obs_list.append(obs)
         mask_list.append(mask)
-        target_list.append(probs)
+        target_list.append(probs.astype(np.float32))
         obs, reward, terminated, truncated, _ = view.step(action)
         rewards.append(float(reward))
         if terminated or truncated:
