@@ -19,6 +19,7 @@ from agents.solvers import _tenthousand_kernel as kernel
 from agents.solvers import _tenthousand_penalty_kernel as penalty_kernel
 from agents.solvers import tenthousand_win as tw
 from dice_envs.games import tenthousand as tt
+from tenthousand_turns import best_turn, share
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +35,6 @@ def solved(options: dict, cache_dir: str, floor: int = tw.FLOOR) -> tw.PenaltySo
     if key not in _SOLVED:
         _SOLVED[key] = tw.solve(options, cache_dir=cache_dir, progress=False, floor=floor)
     return _SOLVED[key]
-
-
-def share(game, state, seat):
-    """C-3 returns as the seat's win share (a draw gives each 1/2)."""
-    return (game.returns(state)[seat] + 1) / 2
 
 
 FARKLE_1000 = {"preset": "farkle", "target": 1000}
@@ -58,7 +54,6 @@ def engine_turn_value(sol, totals, opened, busts):
     state = game.initial_state()._replace(totals=tuple(totals), opened=tuple(opened), busts=tuple(busts))
     D1 = sol.L.shape[1] - 1
     ob = int(opened[1]) if sol.FO == 2 else 1
-    memo = {}
 
     def opponent_start(s2):
         b, a = (t // 50 for t in s2.totals)
@@ -71,35 +66,11 @@ def engine_turn_value(sol, totals, opened, busts):
     def after(s2):
         if game.is_terminal(s2):
             return share(game, s2, 0)
-        if s2.player == 0:
-            return chance(s2)
         if s2.turns_left is not None:  # the opponent's last turn (TT-8)
             return 1.0 - sol.L[ob, min((s2.totals[0] - totals[1]) // 50, D1)]
         return 1.0 - opponent_start(s2)
 
-    def chance(s):
-        key = (s.turn_total, s.to_roll)
-        if s.turn_total > 40_000:  # hot dice this often have a chance below 1e-20
-            return 1.0
-        if key not in memo:
-            total = 0.0
-            for roll, p in game.chance_outcomes(s):
-                d = game.apply_chance(s, roll)
-                total += float(p) * (after(d) if d.player != 0 or game.is_terminal(d) else decide(d))
-            memo[key] = total
-        return memo[key]
-
-    def decide(d):
-        legal = game.legal_actions(d)
-        best = max((after(game.apply_action(d, x)) for x in legal if x % 2 == tt.BANK), default=-1.0)
-        if best >= sure:
-            return best
-        for x in legal:
-            if x % 2 == tt.ROLL:
-                best = max(best, after(game.apply_action(d, x)))
-        return best
-
-    return chance(state)
+    return best_turn(game, state, 0, after, sure, cap=40_000)  # hot-dice chains that long: below 1e-20
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 
 from agents.solvers import tenthousand_win as tw
 from dice_envs.games import tenthousand as tt
+from tenthousand_turns import best_turn, share
 
 TOL = 1e-12
 
@@ -35,11 +36,6 @@ def solved(options: dict, cache_dir: str) -> tw.Solution:
     if key not in _SOLVED:
         _SOLVED[key] = tw.solve(options, cache_dir=cache_dir, progress=False)
     return _SOLVED[key]
-
-
-def share(game, state, seat):
-    """C-3 returns as the seat's win share (a draw gives each 1/2)."""
-    return (game.returns(state)[seat] + 1) / 2
 
 
 # -- the game as tables ---------------------------------------------------------------------------
@@ -163,43 +159,16 @@ def engine_turn_value(sol, a_points, b_points, role):
     ob = int(b > 0)
     D1 = sol.L.shape[1] - 1
     sure = 1.0 - sol.rt.pbust[6] * (1.0 - z)
-    cap = game.target + 500 * 50  # hot-dice chains this long have a chance below 1e-20
-    memo = {}
 
     def after(s2):
         if game.is_terminal(s2):
             return share(game, s2, mover)
-        if s2.player == mover:
-            return chance(s2)
         own = s2.totals[mover]
         if s2.turns_left is not None:  # the opponent's last turn (TT-8)
             return 1.0 - sol.L[ob, min((own - b_points) // 50, D1)]
         return 1.0 - sol.W[nxt, b, own // 50]
 
-    def chance(s):
-        key = (s.turn_total, s.to_roll)
-        if s.turn_total > cap:
-            return 1.0
-        if key not in memo:
-            total = 0.0
-            for roll, p in game.chance_outcomes(s):
-                d = game.apply_chance(s, roll)
-                total += float(p) * (after(d) if d.player != mover or game.is_terminal(d) else decide(d))
-            memo[key] = total
-        return memo[key]
-
-    def decide(d):
-        legal = game.legal_actions(d)
-        banks = [after(game.apply_action(d, x)) for x in legal if x % 2 == tt.BANK]
-        best = max(banks, default=-1.0)
-        if best >= sure:
-            return best
-        for x in legal:
-            if x % 2 == tt.ROLL:
-                best = max(best, after(game.apply_action(d, x)))
-        return best
-
-    return chance(state)
+    return best_turn(game, state, mover, after, sure, cap=game.target + 500 * 50)  # longer: below 1e-20
 
 
 @pytest.mark.parametrize(
