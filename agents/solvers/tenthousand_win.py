@@ -79,8 +79,12 @@ the floor. The solved game is the game with that one rule added; everything else
   a policy that never banks makes no single step contract. Sweeps stop when ``max(hi - lo)`` over
   all states is at most ``SWEEP_TOL`` (1e-10); the table is the midpoint, so each value is within
   ``gap / 2`` of the floored game's, plus the last-turn cap ``L[D]`` above (``error_bound``), plus
-  float rounding (~1e-15). After the first two sweeps the gap closes by a factor 10-80 a sweep
-  (a penalty needs three busts in a row): 9-11 sweeps at targets 1000-2000.
+  float rounding (~1e-15). The gap stays near 1 until the bounds have come down from the target
+  to the floor: a penalty reads the sweep before, so each sweep carries them about one chain of
+  three busts further (2 sweeps at target 2000, 4 at 5000, 7 at 10 000); then it closes by a
+  factor 10-80 a sweep: 10-11 sweeps at targets 1000-2000, 12 at 5000, 15 at 10 000. The first
+  sweeps are also the slowest (up to three times the last): with loose bounds the region where
+  banking whenever allowed is optimal starts at larger leads, so each turn is solved further out.
 * The floor. Floored and true games agree on every play until a total first falls below the
   floor; from the start that takes at least six penalties (18 busts) by one player with less than
   ``6 x 500 - 2500`` points banked in between. Its effect is measured, not bounded: at target 1000
@@ -95,11 +99,11 @@ the floor. The solved game is the game with that one rule added; everything else
   cache with the bounds.
 
 Values of the ``farkle`` preset (floor -2500; first player's P(win) + 1/2 P(tie); error bound):
-target 1000: 0.577080 (1.4e-11, 10 sweeps); target 2000: 0.564203 (4.3e-12, 11 sweeps, 238 s on one
-effective core of a machine loaded by other jobs, peak RSS 177 MiB). Target 10 000 is measured by
-``python -m agents.solvers.tenthousand_win_bench solve --preset farkle``; extrapolated from target
-2000 (7.7 times the states, 1.9 times the work per turn, about 13 sweeps): about 4 100 CPU
-seconds, so 35-40 minutes on two free cores, and about 250 MiB.
+target 1000: 0.577080 (1.4e-11, 10 sweeps); 2000: 0.564203 (4.3e-12, 11 sweeps, 238 s on one
+effective core of a loaded machine, peak RSS 177 MiB); 5000: 0.545260 (1.8e-11, 12 sweeps, 909 s
+beside a training run, 199 MiB); **10 000: 0.533276** (2.9e-12, 15 sweeps, 562 500 start states,
+40 min 18 s wall and 3 908 CPU seconds on the two cores, 262 MiB peak RSS:
+``/usr/bin/time -v dice-envs solve tenthousand --preset farkle --objective win``).
 
 Not supported (a ``ValueError`` says so): more than two players, ``over_threshold``,
 ``confirm_combinations``, ``exact_target``, and a bust penalty under ``finish_round`` or off the
@@ -804,9 +808,11 @@ class WinProbAgent(DeterministicAgent):
     ``python -m agents.solvers.tenthousand_win_bench match --preset P --opponent O --pairs N``):
     against the turn-EV ``optimal`` agent, ``dk`` 50.75% (95% Wilson 48.6-52.9%) and ``no``
     51.75% (49.6-53.9%) over 2000 games each; against the threshold ``heuristic``, ``dk`` 51.8%
-    (48.7-54.9%) and ``no`` 54.3% (51.2-57.4%) over 1000 games each. The exact values say what
-    the margin over any policy can be at most; these samples are too small to separate it from
-    the turn-EV agent's, which already plays for the lead in the end phase.
+    (48.7-54.9%) and ``no`` 54.3% (51.2-57.4%) over 1000 games each; ``farkle`` (``--pairs 5000
+    --seed 1``) 51.0% (50.0-52.0%) against ``optimal`` and 55.0% (54.0-56.0%) against
+    ``heuristic`` over 10 000 games each. The exact values say what the margin over any policy can
+    be at most; the turn-EV agent already plays for the lead in the end phase, so the margin over
+    it is small.
 
     Args:
         game: a two-player Ten thousand engine the solver supports.
