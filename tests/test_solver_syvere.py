@@ -204,3 +204,39 @@ def test_optimal_agent_beats_the_heuristic_head_to_head():
     rec = result.records[0]
     rate, low, _ = wilson(rec.share_sum, rec.games)
     assert rec.games == 1500 and low > 0.5, result.table()
+
+
+def heuristic_turn_value(limit: int) -> Fraction:
+    """The heuristic's exact expected turn score under roll limit ``limit``, from the engine.
+
+    Every roll's outcomes come from ``chance_outcomes``, every decision from the agent's own ``act``
+    on the engine's observation; the agent plays the starter's turn of a game whose limit is
+    ``limit``, with no starter margin, which is exactly how it plays any other turn at that limit.
+    """
+    from agents.syvere import SyvereHeuristic
+
+    game = syvere.Game(num_players=2, max_rolls=limit)
+    agent = SyvereHeuristic(game, starter_margin=0)
+    mask = np.array([1, 1], dtype=np.int8)
+    memo = {}
+
+    def value(state):
+        if state.turn != 0 or game.is_terminal(state):  # the turn is over: what it added
+            return Fraction(state.totals[0])
+        if game.is_chance(state):
+            key = (state.rolls, state.to_roll)
+            if key not in memo:
+                memo[key] = sum(Fraction(p) * value(game.apply_chance(state, roll))
+                                for roll, p in game.chance_outcomes(state))
+            return memo[key]
+        return value(game.apply_action(state, agent.act(game.observe(state, 0), mask)))
+
+    return value(game.initial_state())
+
+
+def test_the_heuristic_plays_each_turn_nearly_as_well_as_the_optimum():
+    """Why a learner finds little to win against it (README, training): 0.06 points a turn at most."""
+    assert heuristic_turn_value(1) == sy.roll_value(6, 1)  # one roll: no decision
+    for limit, points in ((2, 7.25), (3, 5.20)):
+        h, best = heuristic_turn_value(limit), sy.roll_value(6, limit)
+        assert best < h < best + Fraction(6, 100) and round(float(h), 2) == points

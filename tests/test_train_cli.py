@@ -165,3 +165,27 @@ def test_anneal_lr_decays_the_learning_rate_over_the_whole_run(tmp_path):
     # Two PPO updates per period of 256 steps; the periods run at 1, 2/3 and 1/3 of the rate
     # (not three restarts of SB3's own schedule, which would start each at the full rate).
     assert rates == [round(3e-4 * f, 10) for f in (1, 1, 2 / 3, 2 / 3, 1 / 3, 1 / 3)]
+
+
+def test_vecbench_times_both_vec_envs_and_prints_their_ratio(capsys):
+    from train import vecbench
+
+    assert vecbench.main(["meyer", "--timesteps", "128", "--rounds", "1", "--n-envs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rates = {}
+    for line in lines[:2]:  # one line per kind, dummy first in round 1
+        kind, rate = line.split()[2], float(line.split(": ")[1].split()[0])
+        assert rate > 0 and int(line.split()[3]) >= 128  # whole rollouts: at least the steps asked
+        rates[kind] = rate
+    assert list(rates) == ["dummy", "subproc"]
+    ratio = float(lines[2].rsplit(": ", 1)[1])
+    # The printed ratio is the ratio of the two printed rates (up to their rounding to whole steps/s).
+    assert ratio == pytest.approx(rates["subproc"] / rates["dummy"], rel=0.05, abs=0.01)
+    assert lines[3].startswith("meyer: median subproc / dummy") and "over 1 round:" in lines[3]
+
+
+def test_vecbench_refuses_an_empty_benchmark():
+    from train import vecbench
+
+    with pytest.raises(ValueError, match="at least 1"):
+        vecbench.main(["meyer", "--rounds", "0"])
