@@ -329,7 +329,7 @@ class OptimalAgent(DeterministicAgent):
 
     Head to head against the heuristic (two players, 4000 games, seats rotated, ``dice-envs match
     syvere --agents optimal heuristic --games 4000 --seed 2``): 57.8% (95% Wilson interval
-    56.3-59.3%). The plain one-turn optimum (``optimal:starter_weight=0``) wins only 47.0%
+    56.2-59.3%). The plain one-turn optimum (``optimal:starter_weight=0``) wins only 47.0%
     (45.5-48.5%): the heuristic's starter margin is worth more than the last bit of turn score.
 
     Args:
