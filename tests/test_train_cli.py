@@ -167,11 +167,19 @@ def test_anneal_lr_decays_the_learning_rate_over_the_whole_run(tmp_path):
     assert rates == [round(3e-4 * f, 10) for f in (1, 1, 2 / 3, 2 / 3, 1 / 3, 1 / 3)]
 
 
-def test_vecbench_times_both_vec_envs_and_prints_their_ratio(capsys):
-    from train import vecbench
+def test_vecbench_times_both_vec_envs_and_prints_their_ratio(capsys, monkeypatch):
+    from train import trainer, vecbench
 
+    kinds, real_train = [], trainer.train
+
+    def recording_train(args):
+        kinds.append((args.vec_env, args.eval_deals, args.teacher))
+        return real_train(args)
+
+    monkeypatch.setattr(trainer, "train", recording_train)
     assert vecbench.main(["meyer", "--timesteps", "128", "--rounds", "1", "--n-envs", "2"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    assert kinds == [("dummy", 0, ""), ("subproc", 0, "")]  # each kind once, no evaluation, no kickstart
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith(("round ", "meyer:"))]
     rates = {}
     for line in lines[:2]:  # one line per kind, dummy first in round 1
         kind, rate = line.split()[2], float(line.split(": ")[1].split()[0])

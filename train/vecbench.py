@@ -2,8 +2,8 @@
 
 Trains the game's recipe for ``--timesteps`` learner steps twice per round, once with each kind of
 vectorised env (the order alternates between rounds, so neither always runs on a warmer machine),
-in throw-away run directories, with no kickstart and no periodic evaluation (they are the same
-for both and only dilute the difference). Prints each run's steps per second and, per round, the
+in throw-away run directories, with no kickstart and no evaluation games (they are the same for
+both and only dilute the difference). Prints each run's steps per second and, per round, the
 ratio subproc / dummy; the median ratio is the figure to quote. Run on an otherwise idle machine::
 
     python -m train.vecbench meyer --timesteps 40000 --rounds 3
@@ -30,7 +30,7 @@ def one_run(game: str, kind: str, timesteps: int, seed: int, n_envs: int | None)
     with tempfile.TemporaryDirectory(prefix=f"vecbench-{kind}-") as run_dir:
         overrides = {
             "timesteps": timesteps, "seed": seed, "run_dir": run_dir, "vec_env": kind, "teacher": "",
-            "eval_every": 10 * timesteps, "snapshot_every": 10 * timesteps, "progress": False,
+            "eval_deals": 0, "snapshot_every": 10 * timesteps, "progress": False,
         }
         if n_envs is not None:
             overrides["n_envs"] = n_envs
