@@ -31,7 +31,7 @@ class Args:
     """Parallel environments."""
     vec_env: str = "dummy"
     """``dummy`` (all envs in this process) or ``subproc`` (one process each); dummy is twice as fast on 2 cores
-    (``python -m train.vecbench``: subproc / dummy 0.49 for Meyer, 0.51 for 10 000)."""
+    (``python -m train.vecbench``: subproc / dummy 0.43 for Meyer, 0.55 for 10 000)."""
     torch_threads: int = 1
     """torch's intra-op threads; 1 was fastest for these small networks on 2 cores."""
     n_steps: int = 256
