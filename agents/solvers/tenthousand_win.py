@@ -91,7 +91,9 @@ the floor. The solved game is the game with that one rule added; everything else
   the first player's value moves by 1.2e-7 when the floor goes from -500 to -1000, by 8.9e-11
   from -1000 to -1500 and by less than the bounds (1e-13) from -1500 to -2500: each penalty of
   room shrinks the effect about a thousandfold. At target 2000 floors -2500 and -3500 give
-  0.564202507361 and 0.564202507361427, equal within their error bounds. The bench's
+  0.564202507361 and 0.564202507361427, and at target 5000 floors -2500 and -3000 give
+  0.545260276736276 and 0.5452602767362756 (error bounds 1.8e-11 and 3.2e-11): equal within their
+  error bounds. The bench's
   ``--floor`` measures it at any target. (A rigorous bound would need the true game's optimal
   strategies: a player who never banks falls below any floor for sure.)
 * Cost: every sweep solves each state's turn once for both bounds. Two tables of
