@@ -30,8 +30,8 @@ class Args:
     n_envs: int = 8
     """Parallel environments."""
     vec_env: str = "dummy"
-    """``dummy`` (all envs in this process) or ``subproc`` (one process each); dummy is twice as fast on 2 cores
-    (``python -m train.vecbench``: subproc / dummy 0.43 for Meyer, 0.55 for 10 000)."""
+    """``dummy`` (all envs in this process) or ``subproc`` (one process each); dummy is about twice as fast on 2
+    cores (``python -m train.vecbench``: subproc / dummy 0.43 for Meyer, 0.55 for 10 000)."""
     torch_threads: int = 1
     """torch's intra-op threads; 1 was fastest for these small networks on 2 cores."""
     n_steps: int = 256

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover
     from dice_envs.cli import run_guarded
 
     sys.exit(run_guarded(main, sys.argv[1:], "python -m train.vecbench"))
