@@ -4,6 +4,8 @@
 * :mod:`agents.solvers.tenthousand`: the turn that maximises 10 000's expected bank (``optimal``).
 * :mod:`agents.solvers.tenthousand_win`: two-player 10 000, best win probability (``winprob``).
 * :mod:`agents.solvers.meyer`: two-player Meyer in equilibrium, with lives (``equilibrium``).
+* :mod:`agents.solvers.syvere_response`: Syvere, the exact best response of one seat to opponents that
+  ignore the totals (how much any player can win against the heuristics).
 
 Tables are cached on disk by :mod:`agents.solvers.cache`.
 """

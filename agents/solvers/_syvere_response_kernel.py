@@ -1,0 +1,218 @@
+"""Compiled kernels (numba) of :mod:`agents.solvers.syvere_response`.
+
+The solver's state is a *phase* of ``A`` players still in (2..4), the learner at index 0 and the
+others clockwise after it, and their totals; a round of the phase has ``A`` *stages*, one before each
+player's turn. Values are the learner's chance of winning (a shared win counts ``1/k``).
+
+Arrays (float32, flat over the totals, index ``sum(t[i] * D**i)``):
+
+* ``R[s, idx]``: a round about to begin, started by index ``s``;
+* ``G[(s * (A - 1) + j - 1) * M + L - 1, idx]``: stage ``j`` (1..A-1) of a round started by ``s``, whose
+  starter rolled ``L`` times (the limit of the round, SY-6).
+
+A total below ``E`` is a player still in. In an *exact* phase (``clip`` false, axis ``D = E + 36``) a
+player who reached ``E`` this round keeps the total they reached; in a *clipped* phase (``D = E + 1``)
+it becomes ``E``, which saves memory but loses what the end of a round where everyone went out needs.
+
+Roll tables (``offs``, ``ok2``, ``os2``, ``op``): for ``k`` dice, entries ``offs[k] .. offs[k + 1]`` are
+the distinct (dice left, their sum) after one roll, with probability ``op``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def turn_value(U, Q, lim, starter, maximise, pol, offs, ok2, os2, op):
+    """The learner's expected value of a turn with roll limit ``lim``.
+
+    ``U[made, x]`` (starter) or ``U[0, x]`` (not starter) is the value of ending the turn after
+    ``made`` rolls holding dice that sum to ``x``. With ``maximise`` the learner plays the best turn
+    for these values (a stopping problem: after each roll, stop or roll the dice left); otherwise
+    it plays ``pol[k, x, made, lim, starter]`` (1 = stop). ``Q`` is scratch space.
+    """
+    st = 1 if starter else 0
+    for made in range(lim - 1, 0, -1):
+        for k in range(1, 7):
+            q = 0.0
+            for i in range(offs[k], offs[k + 1]):
+                k2 = ok2[i]
+                x = os2[i]
+                m2 = made + 1
+                u = U[m2 if starter else 0, x]
+                if k2 == 0 or m2 >= lim:
+                    q += op[i] * u
+                elif maximise:
+                    q += op[i] * max(u, Q[k2, m2])
+                else:
+                    q += op[i] * (u if pol[k2, x, m2, lim, st] else Q[k2, m2])
+            Q[k, made] = q
+    total = 0.0
+    for i in range(offs[6], offs[7]):
+        k2 = ok2[i]
+        x = os2[i]
+        u = U[1 if starter else 0, x]
+        if k2 == 0 or lim <= 1:
+            total += op[i] * u
+        elif maximise:
+            total += op[i] * max(u, Q[k2, 1])
+        else:
+            total += op[i] * (u if pol[k2, x, 1, lim, st] else Q[k2, 1])
+    return total
+
+
+@njit(cache=True)
+def decode(idx, A, D, t):
+    for i in range(A):
+        t[i] = idx % D
+        idx //= D
+
+
+@njit(cache=True)
+def encode(t, A, D):
+    idx = 0
+    mul = 1
+    for i in range(A):
+        idx += t[i] * mul
+        mul *= D
+    return idx
+
+
+@njit(cache=True)
+def round_end(t, A, D, E, clip, right, s, R, R3, D3, R2, D2, allout):
+    """The learner's value once the round started by ``s`` is over with totals ``t`` (SY-9, SY-10)."""
+    n_in = 0
+    for i in range(A):
+        if t[i] < E:
+            n_in += 1
+    if n_in == 0:  # everyone of the round went out in it: fewest points wins
+        if clip:
+            return allout  # the totals reached are not kept
+        best = 1 << 30
+        for i in range(1, A):
+            if t[i] < best:
+                best = t[i]
+        if t[0] < best:
+            return 1.0
+        if t[0] > best:
+            return 0.0
+        return allout  # a tie on points: the totals before the round decide, and they are not kept
+    if t[0] >= E:
+        return 0.0
+    if n_in == 1:
+        return 1.0
+    ns = s  # the next starter: the nearest player still in to the right (or left) of s
+    for _ in range(A):
+        ns = (ns - 1) % A if right else (ns + 1) % A
+        if t[ns] < E:
+            break
+    if n_in == A:
+        return R[ns, encode(t, A, D)]
+    Dn = D3 if n_in == 3 else D2
+    j = 0
+    new_s = 0
+    idx = 0
+    mul = 1
+    for i in range(A):
+        if t[i] < E:
+            if i == ns:
+                new_s = j
+            idx += t[i] * mul
+            mul *= Dn
+            j += 1
+    if n_in == 3:
+        return R3[new_s, idx]
+    return R2[new_s, idx]
+
+
+@njit(cache=True)
+def _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout):
+    """Value after stage ``j``'s turn: stage ``j + 1``, or the end of the round."""
+    if j + 1 < A:
+        return G[(s * (A - 1) + j) * M + (L - 1), encode(t, A, D)]
+    return round_end(t, A, D, E, clip, right, s, R, R3, D3, R2, D2, allout)
+
+
+@njit(parallel=True, cache=True)
+def do_level(states, A, D, E, M, clip, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
+    """Fill every stage of every starter for the states of one level (one sum of the totals).
+
+    A turn never lowers a total, so a stage reads only its own level and the levels above it: the
+    next stage of the same totals (a turn that scores 0) and higher totals. At its own level the
+    round that every player ends with 0 points reads the next starter's round-start value, and
+    starter 0's last stage reads starter ``A - 1``'s before it exists; the level's values are first
+    guessed from the neighbour one point up, and starter 0 is done again at the end, which leaves
+    an error of the order of the chance that a whole round scores nothing times that guess.
+    """
+    n = states.shape[0]
+    for ii in prange(n):
+        idx = states[ii]
+        t = np.zeros(4, np.int64)
+        decode(idx, A, D, t)
+        stride = 1
+        for i in range(A):
+            if t[i] + 2 <= E:
+                for s in range(A):
+                    if R[s, idx] == 0.0:
+                        R[s, idx] = R[s, idx + stride]
+                break
+            stride *= D
+    chunks = 64
+    for si in range(A + 1):
+        s = si % A
+        for j in range(A - 1, -1, -1):
+            q = (s + j) % A
+            for L in range(1, M + 1):
+                if j == 0 and L > 1:
+                    continue
+                for ch in prange(chunks):
+                    t = np.zeros(4, np.int64)
+                    U = np.zeros((M + 1, 37))
+                    Q = np.zeros((7, M + 1))
+                    for ii in range(ch * n // chunks, (ch + 1) * n // chunks):
+                        idx = states[ii]
+                        decode(idx, A, D, t)
+                        playing = True  # everyone yet to play in the round must still be in
+                        for jj in range(j, A):
+                            if t[(s + jj) % A] >= E:
+                                playing = False
+                        if not playing:
+                            continue
+                        old = t[q]
+                        v = 0.0
+                        if q != 0:  # an opponent's turn: its own score distribution
+                            if j == 0:
+                                for made in range(1, M + 1):
+                                    for x in range(37):
+                                        p = PS[made, x]
+                                        if p > 0.0:
+                                            t[q] = min(old + x, E) if clip else old + x
+                                            v += p * _next(t, A, D, E, M, clip, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+                                t[q] = old
+                            else:
+                                for x in range(37):
+                                    p = PL[L, x]
+                                    if p > 0.0:
+                                        t[q] = min(old + x, E) if clip else old + x
+                                        v += p * _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+                                t[q] = old
+                        else:  # the learner's turn
+                            if j == 0:
+                                for made in range(1, M + 1):
+                                    for x in range(37):
+                                        t[0] = min(old + x, E) if clip else old + x
+                                        U[made, x] = _next(t, A, D, E, M, clip, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+                                t[0] = old
+                                v = turn_value(U, Q, M, True, maximise, pol, offs, ok2, os2, op)
+                            else:
+                                for x in range(37):
+                                    t[0] = min(old + x, E) if clip else old + x
+                                    U[0, x] = _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+                                t[0] = old
+                                v = turn_value(U, Q, L, False, maximise, pol, offs, ok2, os2, op)
+                        if j == 0:
+                            R[s, idx] = v
+                        else:
+                            G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v

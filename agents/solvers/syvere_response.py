@@ -1,0 +1,325 @@
+"""Syvere: the exact best response of one seat to opponents that ignore the standings.
+
+The built-in ``heuristic`` (and ``optimal``) decide from the dice alone: the dice left, their sum,
+the rolls made, the round's limit and whether they started the round; the totals never enter. Their
+turns are then independent draws from score distributions that depend only on the round's limit
+(and, for a starter, on how often it rolled, which sets that limit). Against such opponents the
+learner's problem is a Markov decision process over the totals, small enough to solve exactly:
+
+* a *phase* is ``A`` players still in (2..``num_players``), the learner at index 0, the others
+  clockwise after it; a round of a phase has one stage before each turn (SY-2);
+* an opponent's stage averages the next stage over its score distribution; the learner's stage
+  plays the best turn (a stopping problem over the dice left and their sum, SY-3..SY-6) for the
+  values of the totals it can end on, or, with ``policy``, the turn that policy plays;
+* the end of a round applies SY-8..SY-10: who is out, who wins, who starts the next round, and
+  moves to the phase of the players left;
+* a turn never lowers a total, so the states are solved once each, from the highest sum of the
+  totals down (the whole-round-scores-nothing loop is closed as :func:`~agents.solvers.
+  _syvere_response_kernel.do_level` says).
+
+What this answers: the highest win rate any player can reach against ``num_players - 1`` copies of
+an opponent, with the seats rotated (the first starter is equally likely to be anyone), and the win
+rate of a given standings-blind policy (``policy``) in the same seats, exactly.
+
+**The one thing not kept.** When everyone still in goes out in the same round, the fewest points
+wins and then the fewest points before that round (SY-9). The solver keeps the totals reached in
+phases of 2 and 3 players but not the totals before the round, and in the 4-player phase it does not
+keep the totals reached beyond the elimination either (it would need 113^4 states per stage). Those
+end-of-round cases are valued ``ties`` (0: counted as lost, a lower bound; 1: counted as won, an
+upper bound), so every value comes as the pair of bounds from two solves.
+
+Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6 GB of
+float32, and about an hour on 2 cores (3719 s for the 4-player phase on a shared machine); 2 and 3
+players take seconds to minutes.
+
+Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at most
+0.3088 (``--ties 1``); with 2 players at most 0.5931, with 3 at most 0.4063.
+
+Checked: at elimination 20 the values of ``optimal:starter_weight=3/4`` (0.535286 / 0.355528 /
+0.259447 with 2 / 3 / 4 players, ``--ties 0``) agree with a separate simulator that scores the same
+cases as lost, over 2M-12M games, within its standard error (0.00035 / 0.0003 / 0.00013);
+``tests/test_syvere_response.py`` plays the engine itself.
+
+Usage::
+
+    python -m agents.solvers.syvere_response --num-players 4 --ties 0
+    python -m agents.solvers.syvere_response --num-players 4 --ties 1 --policy optimal:starter_weight=3/4
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.solvers import syvere as sv
+from dice_envs.games import syvere
+
+MAX_PLAYERS = 4
+MAX_SCORE = 6 * syvere.NUM_DICE  # the most one turn can score (six sixes cannot all remain, but the axis is cheap)
+
+
+def roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For ``k`` dice (1..6), the distinct (dice left, their sum) after one roll and their probability.
+
+    Read from the engine through :func:`agents.solvers.syvere._roll_results` (its chance outcomes,
+    with the pairs summing to 7 set aside). Returns ``offs, dice_left, held_sum, probability``:
+    entries ``offs[k] .. offs[k + 1]`` belong to ``k`` dice.
+    """
+    offs = np.zeros(8, np.int64)
+    left, held, prob = [], [], []
+    for k in range(1, 7):
+        merged: dict[tuple[int, int], float] = {}
+        for p, remaining in sv._roll_results(k):
+            key = (len(remaining), sum(remaining))
+            merged[key] = merged.get(key, 0.0) + float(p)
+        offs[k] = len(left)
+        for (k2, s2), p in sorted(merged.items()):
+            left.append(k2)
+            held.append(s2)
+            prob.append(p)
+    offs[7] = len(left)
+    return offs, np.array(left, np.int64), np.array(held, np.int64), np.array(prob, np.float64)
+
+
+def _observation(game: syvere.Game, remaining: tuple[int, ...], made: int, limit: int, starter: bool,
+                 totals: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Player 0's observation after a roll (``syvere_v0``'s layout), with the given totals."""
+    n = game.num_players
+    obs = np.zeros(3 * n + 12, dtype=np.float32)
+    obs[:n] = totals
+    obs[n : 2 * n] = 1
+    obs[2 * n] = 1
+    k = 3 * n
+    obs[k], obs[k + 1], obs[k + 2] = made, limit, len(remaining)
+    for face in remaining:
+        obs[k + 2 + face] += 1
+    obs[k + 9] = sum(remaining)
+    obs[k + 10] = 1 if starter else 0
+    obs[k + 11] = n - 1 if starter else 0
+    return obs
+
+
+def turn_table(game: syvere.Game, agent, probes: int = 3, seed: int = 0) -> np.ndarray:
+    """An agent's stop decisions by (dice left, their sum, rolls made, limit, starter), read from its ``act``.
+
+    Every set of remaining dice the rules leave is shown to the agent after every number of rolls
+    and under every limit it can meet (a starter always has the game's ``max_rolls``). The table
+    is ``stop[k, sum, made, limit, starter]`` (1 = stop).
+
+    Raises:
+        ValueError: the agent decides differently for two sets of dice with the same count and sum,
+            or for the same dice under other totals (``probes`` random standings): the solver's
+            opponents and fixed policies must ignore both.
+    """
+    M = game.max_rolls
+    table = np.zeros((7, MAX_SCORE + 1, M + 1, M + 1, 2), np.int8)
+    seen = np.zeros(table.shape, bool)
+    rng = np.random.default_rng(seed)
+    standings = [np.zeros(game.num_players)] + [rng.integers(0, game.elimination, game.num_players).astype(float)
+                                                for _ in range(probes)]  # fmt: skip
+    mask = np.ones(2, dtype=np.int8)
+    sets = {rem for k in range(1, 7) for _, rem in sv._roll_results(k) if rem}
+    for remaining in sorted(sets):
+        k, s = len(remaining), sum(remaining)
+        for limit in range(2, M + 1):
+            for starter in ((False, True) if limit == M else (False,)):
+                for made in range(1, limit):
+                    answers = {int(agent.act(_observation(game, remaining, made, limit, starter, totals), mask))
+                               for totals in standings}  # fmt: skip
+                    if len(answers) > 1:
+                        raise ValueError(
+                            f"{agent!r} decides by the standings (dice {remaining}, roll {made} of {limit}): "
+                            "the solver needs opponents and policies that ignore the totals"
+                        )
+                    stop = int(answers.pop() == syvere.STOP)
+                    key = (k, s, made, limit, int(starter))
+                    if seen[key] and table[key] != stop:
+                        raise ValueError(
+                            f"{agent!r} decides by more than the dice left and their sum ({k} dice summing to {s}, "
+                            f"roll {made} of {limit}): the solver needs a policy of those alone"
+                        )
+                    table[key], seen[key] = stop, True
+    return table
+
+
+def score_distributions(table: np.ndarray, max_rolls: int, tables=None) -> tuple[np.ndarray, np.ndarray]:
+    """The exact turn-score distributions of a player who plays ``table`` (see :func:`turn_table`).
+
+    Returns:
+        ``PL[L, x]``: a player who did not start the round, under limit ``L``, scores ``x``;
+        ``PS[j, x]``: a round's starter (limit ``max_rolls``) ends after ``j`` rolls with ``x``.
+    """
+    offs, left, held, prob = tables if tables is not None else roll_tables()
+    M = max_rolls
+
+    def turn(limit: int, starter: int) -> dict[tuple[int, int], float]:
+        out: dict[tuple[int, int], float] = {}
+        frontier = {6: 1.0}  # dice to roll -> probability, after `made` rolls
+        for made in range(1, limit + 1):
+            nxt: dict[int, float] = {}
+            for k, pk in frontier.items():
+                for i in range(offs[k], offs[k + 1]):
+                    k2, x, p = int(left[i]), int(held[i]), pk * float(prob[i])
+                    if k2 == 0 or made >= limit or table[k2, x, made, limit, starter]:
+                        out[(made, x)] = out.get((made, x), 0.0) + p
+                    else:
+                        nxt[k2] = nxt.get(k2, 0.0) + p
+            frontier = nxt
+        return out
+
+    PL = np.zeros((M + 1, MAX_SCORE + 1))
+    for L in range(1, M + 1):
+        for (_, x), p in turn(L, 0).items():
+            PL[L, x] += p
+    PS = np.zeros((M + 1, MAX_SCORE + 1))
+    for (j, x), p in turn(M, 1).items():
+        PS[j, x] += p
+    return PL, PS
+
+
+@dataclass(frozen=True)
+class Response:
+    """A solve's result.
+
+    Attributes:
+        value: the learner's win rate with the first starter equally likely to be anyone.
+        by_starter: ``by_starter[i]``: the same when the first round is started by the player ``i``
+            seats clockwise from the learner (0: the learner starts).
+        ties: how the end-of-round cases the solver does not keep were valued (0 or 1; see above).
+        best_response: True for the best response, False for ``policy``'s value.
+        seconds: wall time of the solve.
+        array_bytes: memory of the value arrays of the largest phase.
+    """
+
+    value: float
+    by_starter: tuple[float, ...]
+    ties: float
+    best_response: bool
+    seconds: float
+    array_bytes: int
+
+
+def _phase(A: int, E: int, M: int, clip: bool, right: bool, lower: dict, ties: float, PL, PS, maximise: bool,
+           pol, tables, progress, passes: int) -> np.ndarray:  # fmt: skip
+    from agents.solvers import _syvere_response_kernel as kern
+
+    D = E + 1 if clip else E + MAX_SCORE
+    size = D**A
+    level = np.zeros(size, np.int64)
+    rest = np.arange(size, dtype=np.int64)
+    for _ in range(A):
+        level += rest % D
+        rest //= D
+    del rest
+    order = np.argsort(-level, kind="stable")
+    cuts = np.flatnonzero(np.diff(level[order])) + 1
+    del level
+    G = np.zeros((A * (A - 1) * M, size), np.float32)
+    R = np.zeros((A, size), np.float32)
+    R3, D3 = lower.get(3, (np.zeros((1, 1), np.float32), 1))
+    R2, D2 = lower.get(2, (np.zeros((1, 1), np.float32), 1))
+    blocks = np.split(order, cuts)
+    bar = progress(len(blocks), f"{A} players") if progress else None
+    for block in blocks:
+        for _ in range(passes):
+            kern.do_level(block, A, D, E, M, clip, right, G, R, R3, D3, R2, D2, float(ties), PL, PS, maximise, pol,
+                          *tables)  # fmt: skip
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return R, D, G.nbytes + R.nbytes
+
+
+def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_starter: str = "right",
+          opponent: str = "heuristic", policy: str | None = None, ties: float = 0.0,
+          progress: bool = False) -> Response:  # fmt: skip
+    """Solve the learner's problem against ``num_players - 1`` copies of ``opponent``.
+
+    Args:
+        num_players: 2..4.
+        elimination, max_rolls, next_starter: the game's options (SY-11).
+        opponent: an agent SPEC whose decisions ignore the totals (``heuristic``, ``optimal``, ...).
+        policy: ``None`` for the best response; else an agent SPEC of the same kind, evaluated.
+        ties: 0 or 1, the value of the end-of-round cases the solver does not keep (a lower or an
+            upper bound).
+        progress: a progress bar on stderr (tqdm, when installed).
+
+    Raises:
+        ValueError: bad options, or an agent that reads the totals or more than the dice's sum.
+    """
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be 2..{MAX_PLAYERS} (5 or more players are too many states), got {num_players!r}")
+    if ties not in (0, 1):
+        raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
+    game = syvere.Game(num_players=int(num_players), elimination=elimination, max_rolls=max_rolls,
+                       next_starter=next_starter)  # fmt: skip (validates the options)
+    if game.max_rolls > 6:
+        raise ValueError(f"max_rolls above 6 is not supported by this solver, got {max_rolls!r}")
+    from agents import spec as agent_spec
+
+    tables = roll_tables()
+    opp_table = turn_table(game, agent_spec.build(game, opponent, seed=0))
+    PL, PS = score_distributions(opp_table, game.max_rolls, tables)
+    maximise = policy is None
+    pol = (np.zeros((7, MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8) if maximise
+           else turn_table(game, agent_spec.build(game, policy, seed=0)))  # fmt: skip
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            def bar(total, desc):
+                return tqdm(total=total, desc=f"solving {desc}", unit="level", file=sys.stderr, leave=False)
+        except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
+            bar = None
+    start = time.perf_counter()
+    lower: dict[int, tuple[np.ndarray, int]] = {}
+    right = game.next_starter == "right"
+    biggest = 0
+    R = None
+    for A in range(2, game.num_players + 1):
+        clip = A >= 4
+        # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
+        # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
+        passes = 1 if A >= 4 else 3
+        R, D, nbytes = _phase(A, game.elimination, game.max_rolls, clip, right, lower, ties, PL, PS, maximise, pol,
+                              tables, bar, passes)  # fmt: skip
+        biggest = max(biggest, nbytes)
+        lower[A] = (R, D)
+    by_starter = tuple(float(v) for v in R[:, 0])
+    return Response(float(np.mean(by_starter)), by_starter, float(ties), maximise, time.perf_counter() - start, biggest)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.solvers.syvere_response", description=__doc__.split("\n")[0])
+    parser.add_argument("--num-players", type=int, default=4)
+    parser.add_argument("--elimination", type=int, default=77)
+    parser.add_argument("--max-rolls", type=int, default=3)
+    parser.add_argument("--next-starter", default="right", choices=("right", "left"))
+    parser.add_argument("--opponent", default="heuristic", help="SPEC of every other seat (default heuristic)")
+    parser.add_argument("--policy", default=None, help="SPEC to evaluate instead of the best response")
+    parser.add_argument("--ties", type=int, default=0, choices=(0, 1),
+                        help="value of the everyone-out rounds the solver does not keep: 0 lower bound, 1 upper bound")
+    args = parser.parse_args(argv)
+    try:
+        res = solve(args.num_players, args.elimination, args.max_rolls, args.next_starter, args.opponent, args.policy,
+                    args.ties, progress=True)  # fmt: skip
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    who = "best response" if res.best_response else args.policy
+    bound = "lower bound (those rounds lost)" if res.ties == 0 else "upper bound (those rounds won)"
+    print(f"{who} against {args.num_players - 1} x {args.opponent}, {args.num_players} players, elimination "
+          f"{args.elimination}: win rate {res.value:.6f} ({bound})")  # fmt: skip
+    print("by first starter (seats clockwise from the learner): " + ", ".join(f"{v:.6f}" for v in res.by_starter))
+    print(f"solved in {res.seconds:.1f} s; value arrays of the largest phase {res.array_bytes / 2**20:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

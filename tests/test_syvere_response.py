@@ -1,0 +1,163 @@
+"""The Syvere best-response solver (agents/solvers/syvere_response.py): its turn model against the
+one-turn solver, its values against play on the engine, and the bounds it promises."""
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from agents.base import DeterministicAgent
+from agents.solvers import syvere as sy
+from agents.solvers import syvere_response as sr
+from dice_envs.games import syvere
+from evaluate.match import play_match
+
+pytest.importorskip("numba")
+
+E = 20  # the slow checks' elimination
+
+
+def test_roll_tables_are_distributions_over_what_the_rules_leave():
+    offs, left, held, prob = sr.roll_tables()
+    for k in range(1, 7):
+        block = slice(offs[k], offs[k + 1])
+        assert math.isclose(prob[block].sum(), 1.0, abs_tol=1e-12)
+        assert ((left[block] <= k) & ((k - left[block]) % 2 == 0)).all()  # pairs leave in twos
+        assert (held[block] <= 6 * left[block]).all() and (held[block] >= left[block]).all()
+    # one die: nothing pairs, six faces
+    assert sorted(zip(left[offs[1] : offs[2]], held[offs[1] : offs[2]])) == [(1, f) for f in range(1, 7)]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_optimal_score_distribution_has_the_exact_turn_value(limit):
+    """Read through the agent's act() and the solver's turn model, ``optimal:starter_weight=0``
+    scores exactly roll_value(6, L) on average under limit L (the one-turn solver's values)."""
+    game = syvere.Game(num_players=2)
+    table = sr.turn_table(game, sy.OptimalAgent(game, starter_weight=0))
+    PL, PS = sr.score_distributions(table, 3)
+    assert math.isclose(PL[limit].sum(), 1.0, abs_tol=1e-12)
+    mean = float(np.dot(PL[limit], np.arange(PL.shape[1])))
+    assert math.isclose(mean, float(sy.roll_value(6, limit)), rel_tol=1e-12)
+    # a plain-optimum starter ends after j rolls as the one-turn solver's trade-off says
+    for row in sy.starter_tradeoff(3):
+        assert math.isclose(PS[row.rolls].sum(), float(row.probability), rel_tol=1e-12)
+
+
+def test_turn_table_matches_the_heuristics_rule():
+    game = syvere.Game(num_players=4)
+    table = sr.turn_table(game, game_agent(game, "heuristic"))
+    # SyvereHeuristic: stop at <= 7 with one roll left, <= 4 with two, one point more as starter
+    assert table[2, 6, 2, 3, 0] == 1 and table[2, 8, 2, 3, 0] == 0  # two dice never sum to 7
+    assert table[3, 4, 1, 3, 0] == 1 and table[3, 5, 1, 3, 0] == 0
+    assert table[3, 5, 1, 3, 1] == 1 and table[3, 6, 1, 3, 1] == 0
+    assert table[4, 8, 1, 2, 0] == 0 and table[4, 7, 1, 2, 0] == 1
+
+
+def game_agent(game, spec):
+    from agents import spec as agent_spec
+
+    return agent_spec.build(game, spec, seed=0)
+
+
+class StandingsReader(DeterministicAgent):
+    """Stops early when it leads: a policy of the totals, which the solver cannot take."""
+
+    name = "standings"
+
+    def act(self, observation, action_mask):
+        n = self.game.num_players
+        return syvere.STOP if observation[0] > observation[1:n].min() else syvere.ROLL
+
+
+def test_an_agent_that_reads_the_totals_is_refused():
+    game = syvere.Game(num_players=3)
+    with pytest.raises(ValueError, match="decides by the standings"):
+        sr.turn_table(game, StandingsReader(game))
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="num_players must be 2..4"):
+        sr.solve(5, elimination=E)
+    with pytest.raises(ValueError, match="ties must be 0"):
+        sr.solve(2, elimination=E, ties=0.5)
+    with pytest.raises(ValueError, match="elimination"):
+        sr.solve(2, elimination=0)
+
+
+SMALL = 12  # the default run's solves: a few seconds each
+
+
+def _solves(elimination, counts):
+    out = {}
+    for n in counts:
+        for ties in (0, 1):
+            out[("teacher", n, ties)] = sr.solve(n, elimination=elimination, policy="optimal:starter_weight=3/4", ties=ties)
+            out[("heuristic", n, ties)] = sr.solve(n, elimination=elimination, policy="heuristic", ties=ties)
+            out[("best", n, ties)] = sr.solve(n, elimination=elimination, ties=ties)
+    return out
+
+
+@pytest.fixture(scope="module")
+def small():
+    """Policy values and best responses at elimination 12, both bounds, 2 and 4 players."""
+    return _solves(SMALL, (2, 4))
+
+
+@pytest.fixture(scope="module")
+def larger():
+    """The same at elimination 20 with 2, 3 and 4 players (slow)."""
+    return _solves(E, (2, 3, 4))
+
+
+def check_fair_share(solved, n):
+    low, high = solved[("heuristic", n, 0)].value, solved[("heuristic", n, 1)].value
+    assert low <= 1 / n <= high
+    assert high - low < 0.2  # the cases not kept are a minority of games
+
+
+def check_best_at_least_every_policy(solved, n):
+    for ties in (0, 1):
+        best = solved[("best", n, ties)]
+        assert best.best_response
+        for who in ("teacher", "heuristic"):
+            pol = solved[(who, n, ties)]
+            assert not pol.best_response
+            for b, p in zip(best.by_starter, pol.by_starter):
+                assert b >= p - 1e-6
+    assert solved[("best", n, 0)].value <= solved[("best", n, 1)].value
+
+
+def check_engine_agrees(solved, n, elimination, games):
+    """The teacher against heuristics on the engine, seats rotated, falls between the bounds
+    (4 standard errors of slack)."""
+    result = play_match("syvere", ["optimal:starter_weight=3/4"] + ["heuristic"] * (n - 1), num_games=games, seed=5,
+                        options={"elimination": elimination})  # fmt: skip
+    rate = result.records[0].share_sum / games
+    slack = 4 * math.sqrt(rate * (1 - rate) / games)
+    low, high = solved[("teacher", n, 0)].value, solved[("teacher", n, 1)].value
+    assert low - slack <= rate <= high + slack, (low, rate, high)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_heuristic_against_itself_gets_its_fair_share_between_the_bounds(small, n):
+    check_fair_share(small, n)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_best_response_is_at_least_every_policy(small, n):
+    check_best_at_least_every_policy(small, n)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_policy_value_agrees_with_play_on_the_engine(small, n):
+    check_engine_agrees(small, n, SMALL, 8000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_larger_game_bounds_and_best_response(larger, n):
+    check_fair_share(larger, n)
+    check_best_at_least_every_policy(larger, n)
+    check_engine_agrees(larger, n, E, 20_000)
