@@ -84,6 +84,9 @@ def test_bad_options_are_refused():
         sr.solve(2, elimination=E, ties=0.5)
     with pytest.raises(ValueError, match="elimination"):
         sr.solve(2, elimination=0)
+    with pytest.raises(ValueError, match="GiB"):  # refused before any array is made
+        sr.solve(4, elimination=1000)
+    assert 5 * 2**30 < sr.memory_needed(4, 77, 3) < 8 * 2**30  # the default game fits the limit
 
 
 SMALL = 12  # the default run's solves: a few seconds each

@@ -181,6 +181,16 @@ def score_distributions(table: np.ndarray, max_rolls: int, tables=None) -> tuple
     return PL, PS
 
 
+MAX_BYTES = 16 * 2**30  # the default game with 4 players needs about 6.3 GiB (6.27 GB resident, measured)
+
+
+def memory_needed(num_players: int, elimination: int, max_rolls: int) -> int:
+    """Bytes of the largest phase: its float32 value arrays and the int64 order of its states."""
+    A = num_players
+    D = elimination + 1 if A >= 4 else elimination + MAX_SCORE
+    return (A + A * (A - 1) * max_rolls) * D**A * 4 + 3 * D**A * 8
+
+
 @dataclass(frozen=True)
 class Response:
     """A solve's result.
@@ -204,7 +214,8 @@ class Response:
 
 
 def _phase(A: int, E: int, M: int, clip: bool, right: bool, lower: dict, ties: float, PL, PS, maximise: bool,
-           pol, tables, progress, passes: int) -> np.ndarray:  # fmt: skip
+           pol, tables, progress, passes: int) -> tuple[np.ndarray, int, int]:  # fmt: skip
+    """Solve one phase; returns its round-start values ``R``, its axis length and the bytes of its arrays."""
     from agents.solvers import _syvere_response_kernel as kern
 
     D = E + 1 if clip else E + MAX_SCORE
@@ -260,6 +271,12 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
                        next_starter=next_starter)  # fmt: skip (validates the options)
     if game.max_rolls > 6:
         raise ValueError(f"max_rolls above 6 is not supported by this solver, got {max_rolls!r}")
+    need = memory_needed(game.num_players, game.elimination, game.max_rolls)
+    if need > MAX_BYTES:
+        raise ValueError(
+            f"{game.num_players} players at elimination {game.elimination} need about {need / 2**30:.1f} GiB "
+            f"(at most {MAX_BYTES / 2**30:.0f} GiB is allowed); use fewer players or a lower elimination"
+        )
     from agents import spec as agent_spec
 
     tables = roll_tables()
