@@ -330,11 +330,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     who = "best response" if res.best_response else args.policy
-    bound = "lower bound (those rounds lost)" if res.ties == 0 else "upper bound (those rounds won)"
+    bound = "a lower bound: those rounds lost" if res.ties == 0 else "an upper bound: those rounds won"
     print(f"{who} against {args.num_players - 1} x {args.opponent}, {args.num_players} players, elimination "
           f"{args.elimination}: win rate {res.value:.6f} ({bound})")  # fmt: skip
     print("by first starter (seats clockwise from the learner): " + ", ".join(f"{v:.6f}" for v in res.by_starter))
-    print(f"solved in {res.seconds:.1f} s; value arrays of the largest phase {res.array_bytes / 2**20:.0f} MiB")
+    print(f"solved in {res.seconds:.1f} s; value arrays of the largest phase {res.array_bytes / 2**20:.1f} MiB")
     return 0
 
 
