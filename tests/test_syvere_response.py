@@ -164,3 +164,13 @@ def test_larger_game_bounds_and_best_response(larger, n):
     check_fair_share(larger, n)
     check_best_at_least_every_policy(larger, n)
     check_engine_agrees(larger, n, E, 20_000)
+
+
+def test_cli_prints_the_value_and_refuses_bad_input(capsys):
+    assert sr.main(["--num-players", "2", "--elimination", str(SMALL), "--policy", "heuristic", "--ties", "0"]) == 0
+    out = capsys.readouterr().out
+    value = sr.solve(2, elimination=SMALL, policy="heuristic", ties=0).value
+    assert f"win rate {value:.6f} (a lower bound: those rounds lost)" in out
+    assert "by first starter" in out
+    assert sr.main(["--num-players", "9"]) == 2
+    assert "num_players must be 2..4" in capsys.readouterr().err
