@@ -87,20 +87,16 @@ def roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def _observation(game: syvere.Game, remaining: tuple[int, ...], made: int, limit: int, starter: bool,
                  totals: np.ndarray) -> np.ndarray:  # fmt: skip
-    """Player 0's observation after a roll (``syvere_v0``'s layout), with the given totals."""
+    """Seat 0's observation (the engine's own :meth:`~dice_envs.games.syvere.Game.observe`) at a decision:
+    ``remaining`` held after roll ``made``, as the round's starter (limit ``max_rolls``) or as its last
+    player under ``limit``, with the given totals."""
     n = game.num_players
-    obs = np.zeros(3 * n + 12, dtype=np.float32)
-    obs[:n] = totals
-    obs[n : 2 * n] = 1
-    obs[2 * n] = 1
-    k = 3 * n
-    obs[k], obs[k + 1], obs[k + 2] = made, limit, len(remaining)
-    for face in remaining:
-        obs[k + 2 + face] += 1
-    obs[k + 9] = sum(remaining)
-    obs[k + 10] = 1 if starter else 0
-    obs[k + 11] = n - 1 if starter else 0
-    return obs
+    order = tuple(range(n)) if starter else tuple(range(1, n)) + (0,)
+    state = game.initial_state()._replace(
+        totals=tuple(int(t) for t in totals), round_order=order, turn=0 if starter else n - 1,
+        starter_rolls=0 if starter else limit, rolls=made, remaining=tuple(remaining), to_roll=0,
+    )  # fmt: skip
+    return game.observe(state, 0)
 
 
 def turn_table(game: syvere.Game, agent, probes: int = 3, seed: int = 0) -> np.ndarray:
@@ -184,10 +180,17 @@ def score_distributions(table: np.ndarray, max_rolls: int, tables=None) -> tuple
 MAX_BYTES = 16 * 2**30  # the default game with 4 players needs about 6.3 GiB (6.27 GB resident, measured)
 
 
+def _axis(A: int, elimination: int) -> tuple[bool, int]:
+    """Whether the phase of ``A`` players is clipped (4 players: totals reached beyond the elimination are
+    dropped, to fit memory) and the length of its totals' axis."""
+    clip = A >= 4
+    return clip, elimination + 1 if clip else elimination + MAX_SCORE
+
+
 def memory_needed(num_players: int, elimination: int, max_rolls: int) -> int:
     """Bytes of the largest phase: its float32 value arrays and the int64 order of its states."""
     A = num_players
-    D = elimination + 1 if A >= 4 else elimination + MAX_SCORE
+    D = _axis(A, elimination)[1]
     return (A + A * (A - 1) * max_rolls) * D**A * 4 + 3 * D**A * 8
 
 
@@ -213,12 +216,12 @@ class Response:
     array_bytes: int
 
 
-def _phase(A: int, E: int, M: int, clip: bool, right: bool, lower: dict, ties: float, PL, PS, maximise: bool,
+def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS, maximise: bool,
            pol, tables, progress, passes: int) -> tuple[np.ndarray, int, int]:  # fmt: skip
     """Solve one phase; returns its round-start values ``R``, its axis length and the bytes of its arrays."""
     from agents.solvers import _syvere_response_kernel as kern
 
-    D = E + 1 if clip else E + MAX_SCORE
+    clip, D = _axis(A, E)
     size = D**A
     level = np.zeros(size, np.int64)
     rest = np.arange(size, dtype=np.int64)
@@ -300,11 +303,10 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
     biggest = 0
     R = None
     for A in range(2, game.num_players + 1):
-        clip = A >= 4
         # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
         # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
         passes = 1 if A >= 4 else 3
-        R, D, nbytes = _phase(A, game.elimination, game.max_rolls, clip, right, lower, ties, PL, PS, maximise, pol,
+        R, D, nbytes = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, maximise, pol,
                               tables, bar, passes)  # fmt: skip
         biggest = max(biggest, nbytes)
         lower[A] = (R, D)
