@@ -116,8 +116,15 @@ def larger():
 
 def check_fair_share(solved, n):
     low, high = solved[("heuristic", n, 0)].value, solved[("heuristic", n, 1)].value
-    assert low <= 1 / n <= high
+    assert low - 1e-6 <= 1 / n <= high + 1e-6  # float32 values
     assert high - low < 0.2  # the cases not kept are a minority of games
+    if n == 2:  # two players keep the totals before the round: both bounds are the exact value
+        for who in ("heuristic", "teacher", "best"):
+            assert solved[(who, 2, 0)].by_starter == solved[(who, 2, 1)].by_starter
+        # the same agent in both seats: seat 0 starting is the mirror of seat 1 starting
+        a, b = solved[("heuristic", 2, 0)].by_starter
+        assert a + b == pytest.approx(1.0, abs=1e-6)
+        assert a > b  # and starting is worth something
 
 
 def check_best_at_least_every_policy(solved, n):
@@ -166,11 +173,40 @@ def test_larger_game_bounds_and_best_response(larger, n):
     check_engine_agrees(larger, n, E, 20_000)
 
 
+def test_everyone_out_with_two_players_is_settled_exactly():
+    """SY-9 in the 2-player phase: fewest points, then fewest points before the round, else shared."""
+    from agents.solvers import _syvere_response_kernel as kern
+
+    E_, A, D = 30, 2, sr._axis(2, 30)[1]
+    assert sr._axis(2, 30)[0] == sr.PAIRS
+    R = np.zeros((2, D * D), np.float32)
+    dummy = np.zeros((1, 1), np.float32)
+
+    def end(*turns):  # (total before the round, points scored) of the learner and its opponent
+        t = np.array([kern.reach(before, x, E_, sr.PAIRS) for before, x in turns] + [0, 0], np.int64)
+        return kern.round_end(t, A, D, E_, sr.PAIRS, True, 0, R, dummy, 1, dummy, 1, -1.0)
+
+    assert end((25, 10), (28, 8)) == 1.0  # 35 against 36
+    assert end((28, 8), (25, 10)) == 0.0
+    assert end((26, 9), (28, 7)) == 1.0  # 35 each: 26 before against 28
+    assert end((28, 7), (26, 9)) == 0.0
+    assert end((28, 7), (28, 7)) == 0.5  # still tied: shared
+    assert end((29, 36), (0, 36)) == 0.0  # 65 against 36
+    assert end((29, 1), (29, 5)) == 1.0  # one point over against five
+    assert kern.reach(29, 0, E_, sr.PAIRS) == 29  # still in
+    axis = sorted(kern.reach(b, x, E_, sr.PAIRS) for b in range(E_) for x in range(37) if b + x >= E_)
+    assert len(set(axis)) == len(axis) and axis[-1] < D  # every (reached, before) pair has its own place
+
+
 def test_cli_prints_the_value_and_refuses_bad_input(capsys):
-    assert sr.main(["--num-players", "2", "--elimination", str(SMALL), "--policy", "heuristic", "--ties", "0"]) == 0
+    assert sr.main(["--num-players", "3", "--elimination", str(SMALL), "--policy", "heuristic", "--ties", "0"]) == 0
     out = capsys.readouterr().out
-    value = sr.solve(2, elimination=SMALL, policy="heuristic", ties=0).value
+    value = sr.solve(3, elimination=SMALL, policy="heuristic", ties=0).value
     assert f"win rate {value:.6f} (a lower bound: those rounds lost)" in out
     assert "by first starter" in out
+    assert sr.main(["--num-players", "2", "--elimination", str(SMALL), "--ties", "1"]) == 0
+    out = capsys.readouterr().out
+    value = sr.solve(2, elimination=SMALL, ties=0).value  # the other bound: the same value
+    assert f"win rate {value:.6f} (exact: two players keep what the tie-break needs)" in out
     assert sr.main(["--num-players", "9"]) == 2
     assert "num_players must be 2..4" in capsys.readouterr().err

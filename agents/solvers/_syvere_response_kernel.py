@@ -10,9 +10,17 @@ Arrays (float32, flat over the totals, index ``sum(t[i] * D**i)``):
 * ``G[(s * (A - 1) + j - 1) * M + L - 1, idx]``: stage ``j`` (1..A-1) of a round started by ``s``, whose
   starter rolled ``L`` times (the limit of the round, SY-6).
 
-A total below ``E`` is a player still in. In an *exact* phase (``clip`` false, axis ``D = E + 36``) a
-player who reached ``E`` this round keeps the total they reached; in a *clipped* phase (``D = E + 1``)
-it becomes ``E``, which saves memory but loses what the end of a round where everyone went out needs.
+A value below ``E`` on a player's axis is the total of a player still in. What a player who went out
+this round keeps is the phase's ``mode``:
+
+* ``PAIRS`` (axis ``D = E + 36 * 36``): the total reached and the total before the round, the value
+  ``E + d * 36 + o - 1`` for ``d`` points beyond ``E`` after ``o`` points below it; the end of a round
+  where everyone went out is then exact (SY-9);
+* ``TOTALS`` (``D = E + 36``): the total reached; a tie on points at that end cannot be broken;
+* ``CLIP`` (``D = E + 1``): only that the player is out, which saves memory but loses the whole of
+  that end.
+
+A turn never lowers a player's axis value in any mode.
 
 Roll tables (``offs``, ``ok2``, ``os2``, ``op``): for ``k`` dice, entries ``offs[k] .. offs[k + 1]`` are
 the distinct (dice left, their sum) after one roll, with probability ``op``.
@@ -22,6 +30,21 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+from agents.solvers.syvere_response import CLIP, PAIR_STRIDE, PAIRS, TOTALS
+
+
+
+
+@njit(cache=True)
+def reach(old, x, E, mode):
+    """The axis value of a player at ``old`` (still in) after a turn that scored ``x``."""
+    new = old + x
+    if new < E or mode == TOTALS:
+        return new
+    if mode == CLIP:
+        return E
+    return E + (new - E) * PAIR_STRIDE + (E - old) - 1
 
 
 @njit(cache=True)
@@ -81,15 +104,34 @@ def encode(t, A, D):
 
 
 @njit(cache=True)
-def round_end(t, A, D, E, clip, right, s, R, R3, D3, R2, D2, allout):
+def round_end(t, A, D, E, mode, right, s, R, R3, D3, R2, D2, allout):
     """The learner's value once the round started by ``s`` is over with totals ``t`` (SY-9, SY-10)."""
     n_in = 0
     for i in range(A):
         if t[i] < E:
             n_in += 1
-    if n_in == 0:  # everyone of the round went out in it: fewest points wins
-        if clip:
+    if n_in == 0:  # everyone of the round went out in it: fewest points wins, then fewest before the round
+        if mode == CLIP:
             return allout  # the totals reached are not kept
+        if mode == PAIRS:
+            # (points beyond E, points below E before the round) -> fewest points, then the most below
+            best_d = 1 << 30
+            best_o = -1
+            for i in range(A):
+                u = t[i] - E
+                d = u // PAIR_STRIDE
+                o = u % PAIR_STRIDE + 1
+                if d < best_d or (d == best_d and o > best_o):
+                    best_d = d
+                    best_o = o
+            k = 0
+            for i in range(A):
+                if t[i] == t[0]:
+                    k += 1
+            u0 = t[0] - E
+            if u0 // PAIR_STRIDE == best_d and u0 % PAIR_STRIDE + 1 == best_o:
+                return 1.0 / k  # players still tied share the win
+            return 0.0
         best = 1 << 30
         for i in range(1, A):
             if t[i] < best:
@@ -128,15 +170,15 @@ def round_end(t, A, D, E, clip, right, s, R, R3, D3, R2, D2, allout):
 
 
 @njit(cache=True)
-def _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout):
+def _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout):
     """Value after stage ``j``'s turn: stage ``j + 1``, or the end of the round."""
     if j + 1 < A:
         return G[(s * (A - 1) + j) * M + (L - 1), encode(t, A, D)]
-    return round_end(t, A, D, E, clip, right, s, R, R3, D3, R2, D2, allout)
+    return round_end(t, A, D, E, mode, right, s, R, R3, D3, R2, D2, allout)
 
 
 @njit(parallel=True, cache=True)
-def do_level(states, A, D, E, M, clip, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
+def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
     """Fill every stage of every starter for the states of one level (one sum of the totals).
 
     A turn never lowers a total, so a stage reads only its own level and the levels above it: the
@@ -188,28 +230,28 @@ def do_level(states, A, D, E, M, clip, right, G, R, R3, D3, R2, D2, allout, PL, 
                                     for x in range(37):
                                         p = PS[made, x]
                                         if p > 0.0:
-                                            t[q] = min(old + x, E) if clip else old + x
-                                            v += p * _next(t, A, D, E, M, clip, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+                                            t[q] = reach(old, x, E, mode)
+                                            v += p * _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
                                 t[q] = old
                             else:
                                 for x in range(37):
                                     p = PL[L, x]
                                     if p > 0.0:
-                                        t[q] = min(old + x, E) if clip else old + x
-                                        v += p * _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+                                        t[q] = reach(old, x, E, mode)
+                                        v += p * _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
                                 t[q] = old
                         else:  # the learner's turn
                             if j == 0:
                                 for made in range(1, M + 1):
                                     for x in range(37):
-                                        t[0] = min(old + x, E) if clip else old + x
-                                        U[made, x] = _next(t, A, D, E, M, clip, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+                                        t[0] = reach(old, x, E, mode)
+                                        U[made, x] = _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
                                 t[0] = old
                                 v = turn_value(U, Q, M, True, maximise, pol, offs, ok2, os2, op)
                             else:
                                 for x in range(37):
-                                    t[0] = min(old + x, E) if clip else old + x
-                                    U[0, x] = _next(t, A, D, E, M, clip, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+                                    t[0] = reach(old, x, E, mode)
+                                    U[0, x] = _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
                                 t[0] = old
                                 v = turn_value(U, Q, L, False, maximise, pol, offs, ok2, os2, op)
                         if j == 0:

@@ -22,11 +22,13 @@ an opponent, with the seats rotated (the first starter is equally likely to be a
 rate of a given standings-blind policy (``policy``) in the same seats, exactly.
 
 **The one thing not kept.** When everyone still in goes out in the same round, the fewest points
-wins and then the fewest points before that round (SY-9). The solver keeps the totals reached in
-phases of 2 and 3 players but not the totals before the round, and in the 4-player phase it does not
-keep the totals reached beyond the elimination either (it would need 113^4 states per stage). Those
-end-of-round cases are valued ``ties`` (0: counted as lost, a lower bound; 1: counted as won, an
-upper bound), so every value comes as the pair of bounds from two solves.
+wins and then the fewest points before that round (SY-9). The 2-player phase keeps both for a player
+who went out (a pair per player, 77 + 36 * 36 places on its axis), so it is exact. The 3-player
+phase keeps the totals reached but not the totals before the round, and the 4-player phase keeps
+neither (it would need 113^4 states per stage even for the totals reached). Those end-of-round
+cases (a tie on points with 3 players, any everyone-out round with 4) are valued ``ties`` (0: counted
+as lost, a lower bound; 1: counted as won, an upper bound), so with 3 or 4 players every value comes
+as the pair of bounds from two solves; with 2 players both solves give the exact value.
 
 Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6 GB of
 float32, and about an hour on 2 cores (3719 s for the 4-player phase on a shared machine); 2 and 3
@@ -177,21 +179,31 @@ def score_distributions(table: np.ndarray, max_rolls: int, tables=None) -> tuple
     return PL, PS
 
 
+# What a phase keeps of a player who went out in the current round (the kernel's ``mode``, see there).
+CLIP, TOTALS, PAIRS = 0, 1, 2
+PAIR_STRIDE = 36  # an out player is 0..35 points beyond the elimination after 1..36 points below it
+
 MAX_BYTES = 16 * 2**30  # the default game with 4 players needs about 6.3 GiB (6.27 GB resident, measured)
 
 
-def _axis(A: int, elimination: int) -> tuple[bool, int]:
-    """Whether the phase of ``A`` players is clipped (4 players: totals reached beyond the elimination are
-    dropped, to fit memory) and the length of its totals' axis."""
-    clip = A >= 4
-    return clip, elimination + 1 if clip else elimination + MAX_SCORE
+def _axis(A: int, elimination: int) -> tuple[int, int]:
+    """What the phase of ``A`` players keeps of a player who went out in the round (the kernel's ``mode``)
+    and the length of its axis: 2 players keep the totals reached and before (exact), 3 the totals
+    reached, 4 only that the player is out (to fit memory)."""
+    if A <= 2:
+        return PAIRS, elimination + PAIR_STRIDE**2
+    if A == 3:
+        return TOTALS, elimination + MAX_SCORE
+    return CLIP, elimination + 1
 
 
 def memory_needed(num_players: int, elimination: int, max_rolls: int) -> int:
     """Bytes of the largest phase: its float32 value arrays and the int64 order of its states."""
-    A = num_players
-    D = _axis(A, elimination)[1]
-    return (A + A * (A - 1) * max_rolls) * D**A * 4 + 3 * D**A * 8
+    need = 0
+    for A in range(2, num_players + 1):
+        D = _axis(A, elimination)[1]
+        need = max(need, (A + A * (A - 1) * max_rolls) * D**A * 4 + 3 * D**A * 8)
+    return need
 
 
 @dataclass(frozen=True)
@@ -221,17 +233,35 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
     """Solve one phase; returns its round-start values ``R``, its axis length and the bytes of its arrays."""
     from agents.solvers import _syvere_response_kernel as kern
 
-    clip, D = _axis(A, E)
+    mode, D = _axis(A, E)
     size = D**A
+    # A state's level is the sum of its totals with every player who went out counted at E: a turn
+    # raises it or (scoring 0) keeps the same state, so the levels are solved from the highest down.
+    # States where everyone is out are never played from, nor are pairs a turn cannot make.
     level = np.zeros(size, np.int64)
+    n_out = np.zeros(size, np.int8)
+    keep = np.ones(size, bool)
     rest = np.arange(size, dtype=np.int64)
     for _ in range(A):
-        level += rest % D
+        v = rest % D
         rest //= D
+        out = v >= E
+        level += np.minimum(v, E)
+        n_out += out
+        if mode == PAIRS:
+            d, o = np.divmod(v - E, PAIR_STRIDE)
+            keep &= ~out | ((d + o + 1 <= PAIR_STRIDE) & (o + 1 <= E))
+        del v, out
     del rest
-    order = np.argsort(-level, kind="stable")
-    cuts = np.flatnonzero(np.diff(level[order])) + 1
-    del level
+    keep &= n_out < A
+    del n_out
+    states = np.flatnonzero(keep)
+    del keep
+    level = level[states]
+    by_level = np.argsort(-level, kind="stable")
+    order = states[by_level]
+    cuts = np.flatnonzero(np.diff(level[by_level])) + 1
+    del level, states, by_level
     G = np.zeros((A * (A - 1) * M, size), np.float32)
     R = np.zeros((A, size), np.float32)
     R3, D3 = lower.get(3, (np.zeros((1, 1), np.float32), 1))
@@ -240,7 +270,7 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
     bar = progress(len(blocks), f"{A} players") if progress else None
     for block in blocks:
         for _ in range(passes):
-            kern.do_level(block, A, D, E, M, clip, right, G, R, R3, D3, R2, D2, float(ties), PL, PS, maximise, pol,
+            kern.do_level(block, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, float(ties), PL, PS, maximise, pol,
                           *tables)  # fmt: skip
         if bar is not None:
             bar.update(1)
@@ -332,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     who = "best response" if res.best_response else args.policy
-    bound = "a lower bound: those rounds lost" if res.ties == 0 else "an upper bound: those rounds won"
+    if args.num_players == 2:
+        bound = "exact: two players keep what the tie-break needs"
+    else:
+        bound = "a lower bound: those rounds lost" if res.ties == 0 else "an upper bound: those rounds won"
     print(f"{who} against {args.num_players - 1} x {args.opponent}, {args.num_players} players, elimination "
           f"{args.elimination}: win rate {res.value:.6f} ({bound})")  # fmt: skip
     print("by first starter (seats clockwise from the learner): " + ", ".join(f"{v:.6f}" for v in res.by_starter))
