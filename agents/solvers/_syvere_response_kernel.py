@@ -34,8 +34,6 @@ from numba import njit, prange
 from agents.solvers.syvere_response import CLIP, PAIR_STRIDE, PAIRS, TOTALS
 
 
-
-
 @njit(cache=True)
 def reach(old, x, E, mode):
     """The axis value of a player at ``old`` (still in) after a turn that scored ``x``."""
@@ -179,9 +177,10 @@ def _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout):
 
 @njit(parallel=True, cache=True)
 def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
-    """Fill every stage of every starter for the states of one level (one sum of the totals).
+    """Fill every stage of every starter for the states of one level (one sum of the totals, a player
+    who went out this round counted at ``E``).
 
-    A turn never lowers a total, so a stage reads only its own level and the levels above it: the
+    A turn never lowers that sum, so a stage reads only its own level and the levels above it: the
     next stage of the same totals (a turn that scores 0) and higher totals. At its own level the
     round that every player ends with 0 points reads the next starter's round-start value, and
     starter 0's last stage reads starter ``A - 1``'s before it exists; the level's values are first
