@@ -173,6 +173,22 @@ def test_larger_game_bounds_and_best_response(larger, n):
     check_engine_agrees(larger, n, E, 20_000)
 
 
+def test_an_exact_endgame_lies_between_the_policy_and_the_best_response():
+    """``endgame=K``: the best response once at most K players are left, the policy before."""
+    teacher = "optimal:starter_weight=3/4"
+    values = [sr.solve(3, elimination=SMALL, policy=teacher, endgame=k).by_starter for k in range(4)]
+    best = sr.solve(3, elimination=SMALL).by_starter
+    assert values[0] == values[1]  # a game never has fewer than 2 players left
+    assert values[3] == best  # best response throughout
+    for k in range(1, 4):  # each phase played better can only help, seat by seat
+        assert all(b >= a - 1e-6 for a, b in zip(values[k - 1], values[k]))
+    assert sum(values[2]) > sum(values[1]) + 1e-3 and sum(values[3]) > sum(values[2]) + 1e-3
+    with pytest.raises(ValueError, match="endgame must be"):
+        sr.solve(3, elimination=SMALL, policy=teacher, endgame=4)
+    with pytest.raises(ValueError, match="endgame needs a policy"):
+        sr.solve(3, elimination=SMALL, endgame=2)
+
+
 def test_everyone_out_with_two_players_is_settled_exactly():
     """SY-9 in the 2-player phase: fewest points, then fewest points before the round, else shared."""
     from agents.solvers import _syvere_response_kernel as kern

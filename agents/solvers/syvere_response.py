@@ -281,7 +281,7 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
 
 def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_starter: str = "right",
           opponent: str = "heuristic", policy: str | None = None, ties: float = 0.0,
-          progress: bool = False) -> Response:  # fmt: skip
+          progress: bool = False, endgame: int = 0) -> Response:  # fmt: skip
     """Solve the learner's problem against ``num_players - 1`` copies of ``opponent``.
 
     Args:
@@ -292,12 +292,19 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
         ties: 0 or 1, the value of the end-of-round cases the solver does not keep (a lower or an
             upper bound).
         progress: a progress bar on stderr (tqdm, when installed).
+        endgame: with ``policy``, the learner plays the best response once at most ``endgame``
+            players are left and ``policy`` before (0: ``policy`` throughout): the value of a
+            player who plays an exact endgame.
 
     Raises:
         ValueError: bad options, or an agent that reads the totals or more than the dice's sum.
     """
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS} (5 or more players are too many states), got {num_players!r}")
+    if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= num_players:
+        raise ValueError(f"endgame must be 0..num_players ({num_players}), got {endgame!r}")
+    if endgame and policy is None:
+        raise ValueError("endgame needs a policy to play before it (without one the best response plays throughout)")
     if ties not in (0, 1):
         raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
     game = syvere.Game(num_players=int(num_players), elimination=elimination, max_rolls=max_rolls,
@@ -315,8 +322,7 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
     tables = roll_tables()
     opp_table = turn_table(game, agent_spec.build(game, opponent, seed=0))
     PL, PS = score_distributions(opp_table, game.max_rolls, tables)
-    maximise = policy is None
-    pol = (np.zeros((7, MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8) if maximise
+    pol = (np.zeros((7, MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8) if policy is None
            else turn_table(game, agent_spec.build(game, policy, seed=0)))  # fmt: skip
     bar = None
     if progress:
@@ -336,12 +342,14 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
         # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
         # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
         passes = 1 if A >= 4 else 3
+        maximise = policy is None or A <= endgame
         R, D, nbytes = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, maximise, pol,
                               tables, bar, passes)  # fmt: skip
         biggest = max(biggest, nbytes)
         lower[A] = (R, D)
     by_starter = tuple(float(v) for v in R[:, 0])
-    return Response(float(np.mean(by_starter)), by_starter, float(ties), maximise, time.perf_counter() - start, biggest)
+    return Response(float(np.mean(by_starter)), by_starter, float(ties), policy is None, time.perf_counter() - start,
+                    biggest)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,16 +360,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--next-starter", default="right", choices=("right", "left"))
     parser.add_argument("--opponent", default="heuristic", help="SPEC of every other seat (default heuristic)")
     parser.add_argument("--policy", default=None, help="SPEC to evaluate instead of the best response")
+    parser.add_argument("--endgame", type=int, default=0, metavar="K",
+                        help="with --policy: play the best response once at most K players are left")
     parser.add_argument("--ties", type=int, default=0, choices=(0, 1),
                         help="value of the everyone-out rounds the solver does not keep: 0 lower bound, 1 upper bound")
     args = parser.parse_args(argv)
     try:
         res = solve(args.num_players, args.elimination, args.max_rolls, args.next_starter, args.opponent, args.policy,
-                    args.ties, progress=True)  # fmt: skip
+                    args.ties, progress=True, endgame=args.endgame)  # fmt: skip
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     who = "best response" if res.best_response else args.policy
+    if args.endgame:
+        who += f" (best response with at most {args.endgame} players left)"
     if args.num_players == 2:
         bound = "exact: two players keep what the tie-break needs"
     else:
