@@ -14,8 +14,8 @@ learner's problem is a Markov decision process over the totals, small enough to 
 * the end of a round applies SY-8..SY-10: who is out, who wins, who starts the next round, and
   moves to the phase of the players left;
 * a turn never lowers a total, so the states are solved once each, from the highest sum of the
-  totals down (the whole-round-scores-nothing loop is closed as :func:`~agents.solvers.
-  _syvere_response_kernel.do_level` says).
+  totals (a player who went out counted at the elimination) down (the whole-round-scores-nothing
+  loop is closed as :func:`~agents.solvers._syvere_response_kernel.do_level` says).
 
 What this answers: the highest win rate any player can reach against ``num_players - 1`` copies of
 an opponent, with the seats rotated (the first starter is equally likely to be anyone), and the win
@@ -30,22 +30,29 @@ cases (a tie on points with 3 players, any everyone-out round with 4) are valued
 as lost, a lower bound; 1: counted as won, an upper bound), so with 3 or 4 players every value comes
 as the pair of bounds from two solves; with 2 players both solves give the exact value.
 
-Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6 GB of
-float32, and about an hour on 2 cores (3719 s for the 4-player phase on a shared machine); 2 and 3
-players take seconds to minutes.
+Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6.3 GB of
+float32 (6.30 GB resident, measured), and 66-70 minutes on 2 cores (3963 s for the 4-player phase,
+partly shared); 2 and 3 players take seconds to a few minutes.
 
-Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at most
-0.3088 (``--ties 1``); with 2 players at most 0.5931, with 3 at most 0.4063.
+Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at least
+0.300614 (``--ties 0``; by first starter 0.3200, 0.3066, 0.2940, 0.2819) and at most 0.3088 (``--ties 1``,
+from a solve that counted the 2-player ties as won too, before that phase was exact); with 3 players at
+least 0.400331 (at most 0.4063), with 2 players exactly 0.588157. ``optimal:starter_weight=3/4`` wins
+exactly 0.575528 with 2 players, at least 0.388406 with 3, and at least 0.395419 with 3 when it plays the
+best response once 2 are left (``--endgame 2``).
 
-Checked: at elimination 20 the values of ``optimal:starter_weight=3/4`` (0.535286 / 0.355528 /
-0.259447 with 2 / 3 / 4 players, ``--ties 0``) agree with a separate simulator that scores the same
-cases as lost, over 2M-12M games, within its standard error (0.00035 / 0.0003 / 0.00013);
-``tests/test_syvere_response.py`` plays the engine itself.
+Checked: with 2 players the heuristic against itself gets exactly 1/2 and both bounds agree; at
+elimination 20 the 2-player value of ``optimal:starter_weight=3/4`` (0.543955) agrees with a separate
+simulator of the full rules (0.54387 and 0.54372 over 2M games each, standard error 0.00035), and before
+the 2-player phase was exact, the values with ``--ties 0`` (0.535286 / 0.355528 / 0.259447 with 2 / 3 / 4
+players) agreed with that simulator scoring the same cases as lost; ``tests/test_syvere_response.py``
+plays the engine itself.
 
 Usage::
 
     python -m agents.solvers.syvere_response --num-players 4 --ties 0
     python -m agents.solvers.syvere_response --num-players 4 --ties 1 --policy optimal:starter_weight=3/4
+    python -m agents.solvers.syvere_response --num-players 3 --policy optimal:starter_weight=3/4 --endgame 2
 """
 
 from __future__ import annotations
