@@ -37,7 +37,7 @@ partly shared); 2 and 3 players take seconds to a few minutes.
 Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at least
 0.300614 (``--ties 0``; by first starter 0.3200, 0.3066, 0.2940, 0.2819) and at most 0.3088 (``--ties 1``,
 from a solve that counted the 2-player ties as won too, before that phase was exact); with 3 players at
-least 0.400331 (at most 0.4063), with 2 players exactly 0.588157. ``optimal:starter_weight=3/4`` wins
+least 0.400331 and at most 0.401715, with 2 players exactly 0.588157. ``optimal:starter_weight=3/4`` wins
 exactly 0.575528 with 2 players, at least 0.388406 with 3, and at least 0.395419 with 3 when it plays the
 best response once 2 are left (``--endgame 2``).
 
