@@ -174,7 +174,8 @@ def test_larger_game_bounds_and_best_response(larger, n):
 
 
 def test_an_exact_endgame_lies_between_the_policy_and_the_best_response():
-    """``endgame=K``: the best response once at most K players are left, the policy before."""
+    """``endgame=K``: the best response from the first round that begins with at most K players in,
+    the policy before."""
     teacher = "optimal:starter_weight=3/4"
     values = [sr.solve(3, elimination=SMALL, policy=teacher, endgame=k).by_starter for k in range(4)]
     best = sr.solve(3, elimination=SMALL).by_starter
@@ -194,13 +195,13 @@ def test_everyone_out_with_two_players_is_settled_exactly():
     from agents.solvers import _syvere_response_kernel as kern
 
     E_, A, D = 30, 2, sr._axis(2, 30)[1]
-    assert sr._axis(2, 30)[0] == sr.PAIRS
+    assert sr._axis(2, 30)[0] == kern.PAIRS
     R = np.zeros((2, D * D), np.float32)
     dummy = np.zeros((1, 1), np.float32)
 
     def end(*turns):  # (total before the round, points scored) of the learner and its opponent
-        t = np.array([kern.reach(before, x, E_, sr.PAIRS) for before, x in turns] + [0, 0], np.int64)
-        return kern.round_end(t, A, D, E_, sr.PAIRS, True, 0, R, dummy, 1, dummy, 1, -1.0)
+        t = np.array([kern.reach(before, x, E_, kern.PAIRS) for before, x in turns] + [0, 0], np.int64)
+        return kern.round_end(t, A, D, E_, kern.PAIRS, True, 0, R, dummy, 1, dummy, 1, -1.0)
 
     assert end((25, 10), (28, 8)) == 1.0  # 35 against 36
     assert end((28, 8), (25, 10)) == 0.0
@@ -209,8 +210,8 @@ def test_everyone_out_with_two_players_is_settled_exactly():
     assert end((28, 7), (28, 7)) == 0.5  # still tied: shared
     assert end((29, 36), (0, 36)) == 0.0  # 65 against 36
     assert end((29, 1), (29, 5)) == 1.0  # one point over against five
-    assert kern.reach(29, 0, E_, sr.PAIRS) == 29  # still in
-    axis = sorted(kern.reach(b, x, E_, sr.PAIRS) for b in range(E_) for x in range(37) if b + x >= E_)
+    assert kern.reach(29, 0, E_, kern.PAIRS) == 29  # still in
+    axis = sorted(kern.reach(b, x, E_, kern.PAIRS) for b in range(E_) for x in range(37) if b + x >= E_)
     assert len(set(axis)) == len(axis) and axis[-1] < D  # every (reached, before) pair has its own place
 
 

@@ -31,7 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from agents.solvers.syvere_response import CLIP, PAIR_STRIDE, PAIRS, TOTALS
+# What a phase keeps of a player who went out in the current round (``mode``, above). They live here,
+# not in the caller, because numba's on-disk cache freezes globals and watches only this file.
+CLIP, TOTALS, PAIRS = 0, 1, 2
+PAIR_STRIDE = 36  # an out player is 0..35 points beyond the elimination after 1..36 points below it
 
 
 @njit(cache=True)
@@ -183,9 +186,10 @@ def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, 
     A turn never lowers that sum, so a stage reads only its own level and the levels above it: the
     next stage of the same totals (a turn that scores 0) and higher totals. At its own level the
     round that every player ends with 0 points reads the next starter's round-start value, and
-    starter 0's last stage reads starter ``A - 1``'s before it exists; the level's values are first
-    guessed from the neighbour one point up, and starter 0 is done again at the end, which leaves
-    an error of the order of the chance that a whole round scores nothing times that guess.
+    a starter's last stage reads the next starter's round start, which with ``next_starter="right"``
+    is not yet done only for starter 0 (with ``"left"``, for starters 0..A-2); the level's values are
+    first guessed from the neighbour one point up, and starter 0 is done again at the end, which
+    leaves an error of the order of the chance that a whole round scores nothing times that guess.
     """
     n = states.shape[0]
     for ii in prange(n):

@@ -13,8 +13,8 @@ learner's problem is a Markov decision process over the totals, small enough to 
   values of the totals it can end on, or, with ``policy``, the turn that policy plays;
 * the end of a round applies SY-8..SY-10: who is out, who wins, who starts the next round, and
   moves to the phase of the players left;
-* a turn never lowers a total, so the states are solved once each, from the highest sum of the
-  totals (a player who went out counted at the elimination) down (the whole-round-scores-nothing
+* a turn never lowers a total, so the states are solved level by level, from the highest sum of
+  the totals (a player who went out counted at the elimination) down (the whole-round-scores-nothing
   loop is closed as :func:`~agents.solvers._syvere_response_kernel.do_level` says).
 
 What this answers: the highest win rate any player can reach against ``num_players - 1`` copies of
@@ -68,7 +68,7 @@ from agents.solvers import syvere as sv
 from dice_envs.games import syvere
 
 MAX_PLAYERS = 4
-MAX_SCORE = 6 * syvere.NUM_DICE  # the most one turn can score (six sixes cannot all remain, but the axis is cheap)
+MAX_SCORE = 6 * syvere.NUM_DICE  # the most one turn can score (six sixes: no pair of them sums to 7)
 
 
 def roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -186,17 +186,15 @@ def score_distributions(table: np.ndarray, max_rolls: int, tables=None) -> tuple
     return PL, PS
 
 
-# What a phase keeps of a player who went out in the current round (the kernel's ``mode``, see there).
-CLIP, TOTALS, PAIRS = 0, 1, 2
-PAIR_STRIDE = 36  # an out player is 0..35 points beyond the elimination after 1..36 points below it
-
-MAX_BYTES = 16 * 2**30  # the default game with 4 players needs about 6.3 GiB (6.27 GB resident, measured)
+MAX_BYTES = 16 * 2**30  # the default game with 4 players needs about 6.3 GiB (6.30 GB resident, measured)
 
 
 def _axis(A: int, elimination: int) -> tuple[int, int]:
     """What the phase of ``A`` players keeps of a player who went out in the round (the kernel's ``mode``)
     and the length of its axis: 2 players keep the totals reached and before (exact), 3 the totals
     reached, 4 only that the player is out (to fit memory)."""
+    from agents.solvers._syvere_response_kernel import CLIP, PAIR_STRIDE, PAIRS, TOTALS
+
     if A <= 2:
         return PAIRS, elimination + PAIR_STRIDE**2
     if A == 3:
@@ -241,6 +239,7 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
     from agents.solvers import _syvere_response_kernel as kern
 
     mode, D = _axis(A, E)
+    PAIRS, PAIR_STRIDE = kern.PAIRS, kern.PAIR_STRIDE
     size = D**A
     # A state's level is the sum of its totals with every player who went out counted at E: a turn
     # raises it or (scoring 0) keeps the same state, so the levels are solved from the highest down.
@@ -299,19 +298,21 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
         ties: 0 or 1, the value of the end-of-round cases the solver does not keep (a lower or an
             upper bound).
         progress: a progress bar on stderr (tqdm, when installed).
-        endgame: with ``policy``, the learner plays the best response once at most ``endgame``
-            players are left and ``policy`` before (0: ``policy`` throughout): the value of a
-            player who plays an exact endgame.
+        endgame: with ``policy``, the learner plays the best response from the first round that
+            begins with at most ``endgame`` players still in, and ``policy`` before (0: ``policy``
+            throughout): the value of a player who plays an exact endgame.
 
     Raises:
         ValueError: bad options, or an agent that reads the totals or more than the dice's sum.
     """
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"num_players must be 2..{MAX_PLAYERS} (5 or more players are too many states), got {num_players!r}")
-    if isinstance(endgame, bool) or not isinstance(endgame, (int, np.integer)) or not 0 <= endgame <= num_players:
+    whole = not isinstance(endgame, bool) and isinstance(endgame, (int, np.integer))
+    if not whole or not 0 <= endgame <= num_players:
         raise ValueError(f"endgame must be 0..num_players ({num_players}), got {endgame!r}")
     if endgame and policy is None:
-        raise ValueError("endgame needs a policy to play before it (without one the best response plays throughout)")
+        raise ValueError("endgame needs a policy to play before it (without one the best response "
+                         "plays throughout)")  # fmt: skip
     if ties not in (0, 1):
         raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
     game = syvere.Game(num_players=int(num_players), elimination=elimination, max_rolls=max_rolls,
@@ -368,7 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default="heuristic", help="SPEC of every other seat (default heuristic)")
     parser.add_argument("--policy", default=None, help="SPEC to evaluate instead of the best response")
     parser.add_argument("--endgame", type=int, default=0, metavar="K",
-                        help="with --policy: play the best response once at most K players are left")
+                        help="with --policy: play the best response from the first round that begins with at most K "
+                             "players still in")
     parser.add_argument("--ties", type=int, default=0, choices=(0, 1),
                         help="value of the everyone-out rounds the solver does not keep: 0 lower bound, 1 upper bound")
     args = parser.parse_args(argv)
@@ -380,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     who = "best response" if res.best_response else args.policy
     if args.endgame:
-        who += f" (best response with at most {args.endgame} players left)"
+        who += f" (best response from rounds that begin with at most {args.endgame} players)"
     if args.num_players == 2:
         bound = "exact: two players keep what the tie-break needs"
     else:
