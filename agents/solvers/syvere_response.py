@@ -239,7 +239,6 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
     from agents.solvers import _syvere_response_kernel as kern
 
     mode, D = _axis(A, E)
-    PAIRS, PAIR_STRIDE = kern.PAIRS, kern.PAIR_STRIDE
     size = D**A
     # A state's level is the sum of its totals with every player who went out counted at E: a turn
     # raises it or (scoring 0) keeps the same state, so the levels are solved from the highest down.
@@ -254,9 +253,9 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
         out = v >= E
         level += np.minimum(v, E)
         n_out += out
-        if mode == PAIRS:
-            d, o = np.divmod(v - E, PAIR_STRIDE)
-            keep &= ~out | ((d + o + 1 <= PAIR_STRIDE) & (o + 1 <= E))
+        if mode == kern.PAIRS:
+            d, o = np.divmod(v - E, kern.PAIR_STRIDE)
+            keep &= ~out | ((d + o + 1 <= kern.PAIR_STRIDE) & (o + 1 <= E))
         del v, out
     del rest
     keep &= n_out < A
