@@ -23,6 +23,7 @@ AGENTS: dict[str, dict[str, type[Agent] | str]] = {
         "random": RandomAgent,
         "heuristic": SyvereHeuristic,
         "optimal": "agents.solvers.syvere:OptimalAgent",
+        "endgame": "agents.solvers.syvere_endgame:EndgameAgent",
         "trained": "agents.checkpoint:TrainedAgent",
     },
     "tenthousand": {

@@ -261,3 +261,22 @@ def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, 
                             R[s, idx] = v
                         else:
                             G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v
+
+
+@njit(cache=True)
+def turn_ends(t, A, D, E, M, mode, right, s, j, L, starter, G, R, R3, D3, R2, D2, allout, U):
+    """Fill ``U`` with the values of the learner's (index 0) possible turn ends at stage ``j`` of a round
+    started by ``s``, as the learner's stage of :func:`do_level` does: ``U[made, x]`` for the round's
+    starter (its rolls set the others' limit), ``U[0, x]`` under limit ``L`` otherwise. Used by the
+    agent that plays these values (:class:`agents.solvers.syvere_endgame.EndgameAgent`)."""
+    old = t[0]
+    if starter:
+        for made in range(1, M + 1):
+            for x in range(37):
+                t[0] = reach(old, x, E, mode)
+                U[made, x] = _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+    else:
+        for x in range(37):
+            t[0] = reach(old, x, E, mode)
+            U[0, x] = _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+    t[0] = old

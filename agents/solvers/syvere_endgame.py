@@ -1,0 +1,140 @@
+"""Syvere: an agent that plays the exact best response once three or fewer players are left.
+
+The best response to standings-blind opponents (:mod:`agents.solvers.syvere_response`) needs 6.3 GB
+and over an hour with four players, but its 2- and 3-player phases take a few minutes and about
+170 MB, and they do not depend on how many players the game began with. This agent plays them:
+
+* while four or more players are still in, it plays ``before`` (by default the one-turn solver
+  with the starter's margin, ``optimal:starter_weight=3/4``);
+* from a decision with two or three players still in, it plays the turn that maximises its chance
+  of winning against ``opponent`` (the built-in ``heuristic`` by default), from the solved values of
+  every way its turn can end (:func:`~agents.solvers._syvere_response_kernel.turn_ends`).
+
+A round that began with four players and lost one of them before this agent's turn is played with
+the 3-player values: the rest of the round is the same; only the rare round where everyone still in
+goes out differs, because the player who went out earlier is not on the 3-player axes.
+
+What it wins (elimination 77, ``heuristic`` in every other seat, seats rotated, 40 000 games each,
+``dice-envs match syvere --num-players N --agents endgame heuristic ... --games 40000 --seed 7``, 95%
+Wilson intervals):
+
+* 2 players: 0.587 [0.582, 0.591]; the best response wins exactly 0.588157;
+* 3 players: 0.401 [0.396, 0.405]; the best response wins between 0.4003 and 0.4017;
+* 4 players: 0.298 [0.293, 0.302]; the best response wins at least 0.3006, ``before`` alone
+  (``optimal:starter_weight=3/4``) 0.295 (8000 games, seed 77). With four players in, the
+  best response needs the 4-player phase, which this agent does not hold.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+
+from agents.base import DeterministicAgent, legal_of
+from dice_envs.games import syvere
+
+
+class EndgameAgent(DeterministicAgent):
+    """Plays ``before`` while four or more players are in, and the exact best response against
+    ``opponent`` once two or three are (solved on first use, then read from the solver cache).
+
+    It assumes every other player plays ``opponent``: against other players it still plays legal,
+    sensible turns, but no longer the best ones. It is deterministic.
+
+    Args:
+        game: a :class:`dice_envs.games.syvere.Game` with ``next_starter="right"`` (the default).
+        seed: unused (deterministic); kept for the agent protocol.
+        opponent: SPEC of the standings-blind agent the others play (default ``heuristic``).
+        before: SPEC of the agent it plays while four or more players are in.
+        ties: how the solver valued the rounds where everyone still in goes out on equal points with
+            three players (0 lost, 1 won; see :mod:`agents.solvers.syvere_response`).
+    """
+
+    name = "endgame"
+
+    def __init__(self, game: syvere.Game, seed: int | None = None, opponent: str = "heuristic",
+                 before: str = "optimal:starter_weight=3/4", ties: Fraction = Fraction(0)):  # fmt: skip
+        super().__init__(game, seed)
+        if not isinstance(game, syvere.Game):
+            raise ValueError(f"EndgameAgent plays syvere, not {getattr(game, 'name', game)!r}")
+        if game.next_starter != "right":
+            raise ValueError(
+                "EndgameAgent needs next_starter='right' (the default): with 'left' the next starter "
+                "depends on a starter who may have gone out, which it cannot see"
+            )
+        if game.max_rolls > 6:
+            raise ValueError(f"EndgameAgent: max_rolls above 6 is not supported, got {game.max_rolls}")
+        from agents import spec as agent_spec
+        from agents.solvers import _syvere_response_kernel as kern
+        from agents.solvers import syvere_response as sr
+
+        self.opponent, self.before_spec, self.ties = opponent, before, Fraction(ties)
+        self._before = agent_spec.build(game, before, seed=seed)
+        t = sr.endgame_tables(game.elimination, game.max_rolls, game.next_starter, opponent, float(self.ties))
+        E = game.elimination
+        self._phases = {}
+        for A in (2, 3):
+            mode, D = sr._axis(A, E)
+            self._phases[A] = (D, mode, t[f"G{A}"], t[f"R{A}"])
+        self._kern = kern
+        self._tables = sr.roll_tables()
+        self._pol = np.zeros((7, sr.MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8)
+        self._U = np.zeros((game.max_rolls + 1, 37))
+        self._Q = np.zeros((7, game.max_rolls + 1))
+        self._t = np.zeros(4, np.int64)
+        self._n = game.num_players
+        self._k = 3 * game.num_players
+
+    def __repr__(self) -> str:
+        return f"EndgameAgent(opponent={self.opponent!r}, before={self.before_spec!r}, ties={self.ties})"
+
+    def values(self, observation: np.ndarray) -> tuple[float, float] | None:
+        """The win chance of stopping and of rolling at this decision, or ``None`` while four or more
+        players are in (then ``before`` decides). With one player in (this one, the others went out,
+        one at least in this round) its turn decides the game alone."""
+        n, k, E, M = self._n, self._k, self.game.elimination, self.game.max_rolls
+        ins = [i for i in range(n) if observation[n + i] > 0.5]  # seats clockwise from this player
+        A = len(ins)
+        if A > 3 or not ins or ins[0] != 0:
+            return None
+        made, limit, dice_left = int(observation[k]), int(observation[k + 1]), int(observation[k + 2])
+        held = int(round(float(observation[k + 9])))
+        starter = bool(observation[k + 10])
+        kern = self._kern
+        if A == 1:
+            # Everyone else went out, at least one of them in this round: staying under E wins; going
+            # out too wins only on fewer points than every player who is out (those who went out in
+            # earlier rounds cannot be told apart, so all of them count: a cautious value), and an
+            # equal number of points, decided by the totals before the round, is valued 1/2.
+            old = int(round(float(observation[0])))
+            least = min(int(round(float(observation[i]))) for i in range(1, n))
+            U = self._U
+            for x in range(37):
+                new = old + x
+                U[0, x] = 1.0 if new < E or new < least else (0.5 if new == least else 0.0)
+            kern.turn_value(U, self._Q, limit, False, True, self._pol, *self._tables)
+            return float(U[0, held]), float(self._Q[dice_left, made])
+        after = int(observation[k + 11])  # players still to play in this round, all still in
+        # On the axes of the players in now (this one at 0, the others clockwise), the round's stages
+        # from this turn on are those of a round started by the first player after the last to play:
+        # the next starter (nearest player still in to the right of the real starter) is the same.
+        s, j = (after + 1) % A, A - 1 - after
+        t = self._t
+        for i, seat in enumerate(ins):
+            t[i] = int(round(float(observation[seat])))
+        D, mode, G, R = self._phases[A]
+        _, _, _, R3 = self._phases[3]
+        D2, _, _, R2 = self._phases[2]
+        kern.turn_ends(t, A, D, E, M, mode, True, s, j, limit, starter, G, R, R3, self._phases[3][0], R2, D2,
+                       float(self.ties), self._U)  # fmt: skip
+        kern.turn_value(self._U, self._Q, M if starter else limit, starter, True, self._pol, *self._tables)
+        stop = self._U[made if starter else 0, held]
+        return float(stop), float(self._Q[dice_left, made])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_of(action_mask, "EndgameAgent.act")
+        if len(legal) == 1:
+            return int(legal[0])
+        v = self.values(observation)
+        if v is None:
+            return self._before.act(observation, action_mask)
+        return syvere.STOP if v[0] >= v[1] else syvere.ROLL
