@@ -72,7 +72,7 @@ def test_random_agent_is_seeded_and_legal():
 def test_make_agent_names_the_choices():
     g = syvere.Game()
     assert isinstance(make_agent(g, "heuristic"), SyvereHeuristic)
-    with pytest.raises(ValueError, match="choose from heuristic, optimal, random, trained"):
+    with pytest.raises(ValueError, match="choose from endgame, heuristic, optimal, random, trained"):
         make_agent(g, "oracle")
     for game_name, table in AGENTS.items():
         assert "random" in table, game_name

@@ -6,6 +6,8 @@
 * :mod:`agents.solvers.meyer`: two-player Meyer in equilibrium, with lives (``equilibrium``).
 * :mod:`agents.solvers.syvere_response`: Syvere, the exact best response of one seat to opponents that
   ignore the totals (how much any player can win against the heuristics).
+* :mod:`agents.solvers.syvere_endgame`: Syvere, that best response played once three or fewer players
+  are in (``endgame``).
 
 Tables are cached on disk by :mod:`agents.solvers.cache`.
 """

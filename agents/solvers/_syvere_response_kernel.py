@@ -178,6 +178,25 @@ def _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout):
     return round_end(t, A, D, E, mode, right, s, R, R3, D3, R2, D2, allout)
 
 
+@njit(cache=True)
+def turn_ends(t, A, D, E, M, mode, right, s, j, L, starter, G, R, R3, D3, R2, D2, allout, U):
+    """Fill ``U`` with the values of the learner's (index 0) possible turn ends at stage ``j`` of a round
+    started by ``s``: ``U[made, x]`` for the round's starter (its rolls set the others' limit),
+    ``U[0, x]`` under limit ``L`` otherwise. The learner's stage of :func:`do_level` and the agent
+    that plays these values (:class:`agents.solvers.syvere_endgame.EndgameAgent`) both read them here."""
+    old = t[0]
+    if starter:
+        for made in range(1, M + 1):
+            for x in range(37):
+                t[0] = reach(old, x, E, mode)
+                U[made, x] = _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
+    else:
+        for x in range(37):
+            t[0] = reach(old, x, E, mode)
+            U[0, x] = _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
+    t[0] = old
+
+
 @njit(parallel=True, cache=True)
 def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
     """Fill every stage of every starter for the states of one level (one sum of the totals, a player
@@ -244,39 +263,11 @@ def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, 
                                         v += p * _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
                                 t[q] = old
                         else:  # the learner's turn
-                            if j == 0:
-                                for made in range(1, M + 1):
-                                    for x in range(37):
-                                        t[0] = reach(old, x, E, mode)
-                                        U[made, x] = _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
-                                t[0] = old
-                                v = turn_value(U, Q, M, True, maximise, pol, offs, ok2, os2, op)
-                            else:
-                                for x in range(37):
-                                    t[0] = reach(old, x, E, mode)
-                                    U[0, x] = _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
-                                t[0] = old
-                                v = turn_value(U, Q, L, False, maximise, pol, offs, ok2, os2, op)
+                            first = j == 0
+                            turn_ends(t, A, D, E, M, mode, right, s, j, L, first, G, R, R3, D3, R2, D2, allout, U)
+                            v = turn_value(U, Q, M if first else L, first, maximise, pol, offs, ok2, os2, op)
                         if j == 0:
                             R[s, idx] = v
                         else:
                             G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v
 
-
-@njit(cache=True)
-def turn_ends(t, A, D, E, M, mode, right, s, j, L, starter, G, R, R3, D3, R2, D2, allout, U):
-    """Fill ``U`` with the values of the learner's (index 0) possible turn ends at stage ``j`` of a round
-    started by ``s``, as the learner's stage of :func:`do_level` does: ``U[made, x]`` for the round's
-    starter (its rolls set the others' limit), ``U[0, x]`` under limit ``L`` otherwise. Used by the
-    agent that plays these values (:class:`agents.solvers.syvere_endgame.EndgameAgent`)."""
-    old = t[0]
-    if starter:
-        for made in range(1, M + 1):
-            for x in range(37):
-                t[0] = reach(old, x, E, mode)
-                U[made, x] = _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
-    else:
-        for x in range(37):
-            t[0] = reach(old, x, E, mode)
-            U[0, x] = _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
-    t[0] = old

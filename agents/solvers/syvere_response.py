@@ -317,51 +317,80 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
         raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
     game = syvere.Game(num_players=int(num_players), elimination=elimination, max_rolls=max_rolls,
                        next_starter=next_starter)  # fmt: skip (validates the options)
-    if game.max_rolls > 6:
-        raise ValueError(f"max_rolls above 6 is not supported by this solver, got {max_rolls!r}")
+    tables, PL, PS, pol = _models(game, opponent, policy)  # refuses max_rolls above 6 first
     need = memory_needed(game.num_players, game.elimination, game.max_rolls)
     if need > MAX_BYTES:
         raise ValueError(
             f"{game.num_players} players at elimination {game.elimination} need about {need / 2**30:.1f} GiB "
             f"(at most {MAX_BYTES / 2**30:.0f} GiB is allowed); use fewer players or a lower elimination"
         )
-    from agents import spec as agent_spec
-
-    tables = roll_tables()
-    opp_table = turn_table(game, agent_spec.build(game, opponent, seed=0))
-    PL, PS = score_distributions(opp_table, game.max_rolls, tables)
-    pol = (np.zeros((7, MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8) if policy is None
-           else turn_table(game, agent_spec.build(game, policy, seed=0)))  # fmt: skip
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
-
-            def bar(total, desc):
-                return tqdm(total=total, desc=f"solving {desc}", unit="level", file=sys.stderr, leave=False)
-        except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
-            bar = None
     start = time.perf_counter()
-    lower: dict[int, tuple[np.ndarray, int]] = {}
-    right = game.next_starter == "right"
-    biggest = 0
-    R = None
-    for A in range(2, game.num_players + 1):
-        # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
-        # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
-        passes = 1 if A >= 4 else 3
-        maximise = policy is None or A <= endgame
-        R, D, nbytes, G = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, maximise, pol,
-                                 tables, bar, passes)  # fmt: skip
-        del G  # only the round starts are read by the next phase
-        biggest = max(biggest, nbytes)
-        lower[A] = (R, D)
-    by_starter = tuple(float(v) for v in R[:, 0])
+    lower, _, biggest = _phases(game, game.num_players, ties, PL, PS, pol, tables, _bar_factory(progress),
+                                maximise_upto=game.num_players if policy is None else endgame)  # fmt: skip
+    by_starter = tuple(float(v) for v in lower[game.num_players][0][:, 0])
     return Response(float(np.mean(by_starter)), by_starter, float(ties), policy is None, time.perf_counter() - start,
                     biggest)  # fmt: skip
 
 
-#: Version of the endgame tables on disk (:func:`endgame_tables`); raise it when their meaning changes.
+def no_policy(max_rolls: int) -> np.ndarray:
+    """The stop table (see :func:`turn_table`) of a solve with no fixed policy: all zeros, never read."""
+    return np.zeros((7, MAX_SCORE + 1, max_rolls + 1, max_rolls + 1, 2), np.int8)
+
+
+def _models(game: syvere.Game, opponent: str, policy: str | None):
+    """Roll tables, the opponents' score distributions and the fixed policy's stop table of a solve."""
+    from agents import spec as agent_spec
+
+    if game.max_rolls > 6:
+        raise ValueError(f"max_rolls above 6 is not supported by this solver, got {game.max_rolls!r}")
+    tables = roll_tables()
+    PL, PS = score_distributions(turn_table(game, agent_spec.build(game, opponent, seed=0)), game.max_rolls, tables)
+    pol = no_policy(game.max_rolls) if policy is None else turn_table(game, agent_spec.build(game, policy, seed=0))
+    return tables, PL, PS, pol
+
+
+def _bar_factory(progress: bool):
+    """A maker of per-phase progress bars on stderr, or ``None`` (no progress asked, or no tqdm)."""
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
+        return None
+
+    def bar(total, desc):
+        return tqdm(total=total, desc=f"solving {desc}", unit="level", file=sys.stderr, leave=False)
+
+    return bar
+
+
+def _phases(game: syvere.Game, top: int, ties: float, PL, PS, pol, tables, bar, maximise_upto: int,
+            keep_stages: bool = False):  # fmt: skip
+    """Solve the phases of 2..``top`` players, the best response in those of at most ``maximise_upto``.
+
+    Returns ``lower`` (phase -> its round-start values and axis length), the stage values of each
+    phase if ``keep_stages`` (else an empty dict) and the bytes of the largest phase's arrays.
+    """
+    lower: dict[int, tuple[np.ndarray, int]] = {}
+    stages: dict[int, np.ndarray] = {}
+    biggest = 0
+    right = game.next_starter == "right"
+    for A in range(2, top + 1):
+        # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
+        # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
+        passes = 1 if A >= 4 else 3
+        R, D, nbytes, G = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, A <= maximise_upto,
+                                 pol, tables, bar, passes)  # fmt: skip
+        biggest = max(biggest, nbytes)
+        lower[A] = (R, D)
+        if keep_stages:
+            stages[A] = G
+        del G  # otherwise only the round starts are read by the next phase
+    return lower, stages, biggest
+
+
+#: Version of the endgame tables on disk (:func:`endgame_tables`); raise it when their meaning changes
+#: (the solver's model or the opponent agents' play).
 ENDGAME_VERSION = 1
 
 
@@ -371,8 +400,11 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
     """The best response's values in the 2- and 3-player phases, for an agent that plays them.
 
     The phases do not depend on how many players the game began with, so one table serves every
-    game of these options. Kept in the solver cache (``agents.solvers.cache``; about 170 MB at
+    game of these options. Kept in the solver cache (``agents.solvers.cache``; about 180 MB at
     elimination 77, 2-3 minutes to build on 2 cores).
+
+    Args:
+        progress: when the tables are built, say so on stderr, with a progress bar per phase (tqdm).
 
     Returns:
         ``R2, G2, R3, G3``: the round-start and stage values of each phase (see
@@ -382,37 +414,19 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
         ValueError: bad options, or an opponent that reads the totals.
     """
     if ties not in (0, 1):
-        raise ValueError(f"ties must be 0 or 1, got {ties!r}")
+        raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
     game = syvere.Game(num_players=3, elimination=elimination, max_rolls=max_rolls, next_starter=next_starter)
-    if game.max_rolls > 6:
-        raise ValueError(f"max_rolls above 6 is not supported by this solver, got {max_rolls!r}")
     options = {"elimination": game.elimination, "max_rolls": game.max_rolls, "next_starter": game.next_starter,
                "opponent": opponent, "ties": float(ties)}  # fmt: skip
 
     def build() -> dict[str, np.ndarray]:
-        from agents import spec as agent_spec
-
-        tables = roll_tables()
-        PL, PS = score_distributions(turn_table(game, agent_spec.build(game, opponent, seed=0)), game.max_rolls, tables)
-        pol = np.zeros((7, MAX_SCORE + 1, game.max_rolls + 1, game.max_rolls + 1, 2), np.int8)
-        bar = None
         if progress:
-            try:
-                from tqdm import tqdm
-
-                def bar(total, desc):
-                    return tqdm(total=total, desc=f"solving {desc}", unit="level", file=sys.stderr, leave=False)
-            except ModuleNotFoundError:
-                bar = None
-        right = game.next_starter == "right"
-        lower: dict[int, tuple[np.ndarray, int]] = {}
-        out: dict[str, np.ndarray] = {}
-        for A in (2, 3):
-            R, D, _, G = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, True, pol, tables,
-                                bar, 3)  # fmt: skip
-            lower[A] = (R, D)
-            out[f"R{A}"], out[f"G{A}"] = R, G
-        return out
+            print(f"solving Syvere's 2- and 3-player best response against {opponent} at elimination "
+                  f"{game.elimination} once (2-3 minutes at 77; kept in the solver cache)", file=sys.stderr)  # fmt: skip
+        tables, PL, PS, pol = _models(game, opponent, None)
+        lower, stages, _ = _phases(game, 3, ties, PL, PS, pol, tables, _bar_factory(progress), maximise_upto=3,
+                                   keep_stages=True)  # fmt: skip
+        return {f"{k}{A}": v for A in (2, 3) for k, v in (("R", lower[A][0]), ("G", stages[A]))}
 
     from agents.solvers import cache
 
