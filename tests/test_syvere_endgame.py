@@ -188,9 +188,9 @@ MID_ROUND = [
 
 @pytest.mark.parametrize("case", MID_ROUND, ids=[str(i) for i in range(len(MID_ROUND))])
 def test_mid_round_values_match_the_engines_rest_of_the_round(cache_dir, case):
-    """Wherever seat 0 sits in the round, also after players went out earlier in it (the real
-    starter among them), its values are those of playing the rest of the round on the engine and
-    reading the solver's values of the round that follows."""
+    """SY-2, SY-8..SY-10: wherever seat 0 sits in the round, also after players went out earlier in it
+    (the real starter among them), its values are those of playing the rest of the round on the
+    engine and reading the solver's values of the round that follows."""
     n, order, turn, totals, limit, made, held = case
     game = syvere.Game(num_players=n, elimination=E)
     agent = agent_spec.build(game, "endgame:before=heuristic", seed=0)
@@ -219,7 +219,7 @@ def test_with_four_players_in_it_plays_before(cache_dir):
 
 
 def test_alone_in_it_stays_under_the_elimination(cache_dir):
-    """Every other player is out (one in this round): stopping under E wins outright, so the agent
+    """SY-9, every other player out (one in this round): stopping under E wins outright, so the agent
     stops on any sum that keeps it under E and rolls when stopping would put it out."""
     game = syvere.Game(num_players=2, elimination=E)
     agent = agent_spec.build(game, "endgame", seed=0)

@@ -270,4 +270,3 @@ def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, 
                             R[s, idx] = v
                         else:
                             G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v
-

@@ -126,21 +126,21 @@ class EndgameAgent(Agent):
             for x in range(37):
                 new = old + x
                 U[0, x] = 1.0 if new < E or new < least else (0.5 if new == least else 0.0)
-            kern.turn_value(U, self._Q, limit, False, True, self._pol, *self._tables)
-            return float(U[0, held]), float(self._Q[dice_left, made])
-        after = int(observation[k + 11])  # players still to play in this round, all still in
-        # On the axes of the players in now (this one at 0, the others clockwise), the round's stages
-        # from this turn on are those of a round started by the first player after the last to play:
-        # the next starter (nearest player still in to the right of the real starter) is the same.
-        s, j = (after + 1) % A, A - 1 - after
-        t = self._t
-        for i, seat in enumerate(ins):
-            t[i] = int(round(float(observation[seat])))
-        D, mode, G, R = self._phases[A]
-        _, _, _, R3 = self._phases[3]
-        D2, _, _, R2 = self._phases[2]
-        kern.turn_ends(t, A, D, E, M, mode, True, s, j, limit, starter, G, R, R3, self._phases[3][0], R2, D2,
-                       float(self.ties), self._U)  # fmt: skip
+        else:
+            after = int(observation[k + 11])  # players still to play in this round, all still in
+            # On the axes of the players in now (this one at 0, the others clockwise), the round's stages
+            # from this turn on are those of a round started by the first player after the last to play:
+            # the next starter (nearest player still in to the right of the real starter) is the same.
+            s, j = (after + 1) % A, A - 1 - after
+            t = self._t
+            for i, seat in enumerate(ins):
+                t[i] = int(round(float(observation[seat])))
+            D, mode, G, R = self._phases[A]
+            D3, _, _, R3 = self._phases[3]
+            D2, _, _, R2 = self._phases[2]
+            kern.turn_ends(t, A, D, E, M, mode, True, s, j, limit, starter, G, R, R3, D3, R2, D2,
+                           float(self.ties), self._U)  # fmt: skip
+        # (alone in the game this player never started the round: everyone else went out before it)
         kern.turn_value(self._U, self._Q, M if starter else limit, starter, True, self._pol, *self._tables)
         stop = self._U[made if starter else 0, held]
         return float(stop), float(self._Q[dice_left, made])
