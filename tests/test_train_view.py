@@ -174,7 +174,7 @@ def test_opponents_are_drawn_by_weight_and_can_be_fixed():
         _, info = env.reset(seed=seed)
         assert sorted(i for i in info["opponents"] if i is not None) == [1, 1]
     _, info = env.reset(seed=9, options={"learner_seat": 2, "opponents": [0, 0, 0]})
-    assert info == {"learner_seat": 2, "opponents": [0, 0, None]}
+    assert (info["learner_seat"], info["opponents"]) == (2, [0, 0, None])
     env.set_opponents(["doubter"])
     _, info = env.reset(seed=1)
     assert type(env.seat_agents[(info["learner_seat"] + 1) % 3]).__name__ == "BayesianDoubter"
@@ -226,3 +226,54 @@ def test_env_checkers(env_id, kwargs):
     sb3_check(env.unwrapped, warn=True)
     obs, _ = env.reset(seed=0)
     assert env.unwrapped.action_masks().any()
+
+
+def test_info_carries_the_mask_of_every_decision():
+    """``info["action_mask"]`` of reset and of every step is the engine's legal actions (all ones
+    after the end), the same booleans as ``action_masks()``, and reachable through the wrappers
+    that ``gymnasium.make`` adds, which do not pass ``action_masks`` on."""
+    import dice_envs  # noqa: F401 - registers the Gymnasium ids
+
+    env = gymnasium.make("dice/Syvere-v0", opponents="heuristic", num_players=3)
+    rng = np.random.default_rng(3)
+    for episode in range(5):
+        obs, info = env.reset(seed=episode)
+        while True:
+            view = env.unwrapped
+            legal = sorted(view.engine.legal_actions(view.state))
+            assert info["action_mask"].dtype == bool
+            assert np.flatnonzero(info["action_mask"]).tolist() == legal
+            np.testing.assert_array_equal(info["action_mask"], view.action_masks())
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            if terminated or truncated:
+                break
+        assert info["action_mask"].all()
+    info["action_mask"][:] = False  # a copy: changing it does not change the view's answer
+    assert env.unwrapped.action_masks().all()
+
+
+def test_a_single_spec_is_a_pool_of_one():
+    env = make_meyer(opponents="honest", num_players=3)
+    assert env.opponents == ["honest"]
+    _, info = env.reset(seed=0)
+    assert sorted(i for i in info["opponents"] if i is not None) == [0, 0]
+    assert {type(a).__name__ for a in env.seat_agents if a is not None} == {"HonestAgent"}
+
+
+def test_sb3_make_vec_env_builds_the_view():
+    """SB3's ``make_vec_env`` asks for ``render_mode="rgb_array"`` and retries without it only on a
+    ``TypeError``: the view's render-mode error is one (and still a ``ValueError``)."""
+    import dice_envs  # noqa: F401 - registers the Gymnasium ids
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from train.view import RenderModeError
+
+    with pytest.raises(TypeError, match="render_mode"):
+        SingleAgentView("meyer", render_mode="rgb_array")
+    assert issubclass(RenderModeError, ValueError)
+    venv = make_vec_env("dice/Meyer-v0", n_envs=2, seed=0, env_kwargs={"opponents": ["honest"], "num_players": 2})
+    obs = venv.reset()
+    assert obs.shape[0] == 2
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (2, venv.action_space.n) and masks.any(axis=1).all()
+    venv.close()

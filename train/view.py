@@ -10,7 +10,13 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
 
 * **Spaces from the env.** ``observation_space`` is the env's ``observation`` Box, ``action_space``
   its ``Discrete``; the action mask is not in the observation but comes from :meth:`action_masks`
-  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for).
+  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for) and, the same booleans, as
+  ``info["action_mask"]`` of every ``reset`` and ``step`` (for loops of one's own: the env that
+  ``gymnasium.make`` returns is wrapped, and Gymnasium's wrappers do not pass ``action_masks`` on;
+  ``env.unwrapped.action_masks()`` reaches it).
+* **Works with SB3's** ``make_vec_env``. It asks for ``render_mode="rgb_array"`` and falls back to
+  no render mode only on a ``TypeError``; the view's error for a render mode it does not have
+  (:class:`RenderModeError`) is a ``TypeError`` as well as a ``ValueError``.
 * **Terminal rewards always reach the learner.** The reward of a step is the learner's C-3 return
   (RULES.md) when the game ends during that step, whoever's move or roll ended it, and 0 otherwise
   (plus the optional potential-based shaping below, which telescopes to 0 over an episode). So the
@@ -118,6 +124,11 @@ def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
     return agents.make_agent(engine, os.fspath(spec), seed=seed)
 
 
+class RenderModeError(ValueError, TypeError):
+    """A render mode the view does not have. Also a ``TypeError``, so that SB3's ``make_vec_env``
+    (which asks for ``"rgb_array"`` and retries without it on a ``TypeError``) builds the view."""
+
+
 class SingleAgentView(gymnasium.Env):
     """One seat of a dice game as a Gymnasium env; the other seats are played by agents.
 
@@ -125,13 +136,18 @@ class SingleAgentView(gymnasium.Env):
         game: the game's short name: ``"syvere"``, ``"tenthousand"`` or ``"meyer"``.
         opponents: the pool the other seats are drawn from, once per seat per episode: SPEC
             strings, checkpoint paths or agent objects (an object is shared by every seat that
-            draws it). Default ``["random"]``.
+            draws it); a single one stands for a pool of one. Default ``["random"]``.
         weights: the pool's drawing weights (any non-negative numbers, not all 0); default equal.
         learner_seat: the learner's seat, or ``None`` for a seat drawn uniformly each episode.
         shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.
         max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
             no limit); a truncated episode pays 0.
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the engine's text of the state).
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the engine's text of the state; it
+            shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play).
+
+    Raises:
+        RenderModeError: another render mode (a ``ValueError`` and a ``TypeError``).
+        ValueError: an unknown game, bad options, opponents or weights.
         **options: the game's options (``num_players=4``, ``preset="dk"``, ...).
     """
 
@@ -152,7 +168,7 @@ class SingleAgentView(gymnasium.Env):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise RenderModeError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.game_name = game
         self.options = dict(options)
         # The raw env checks the options (naming unknown ones) and declares the spaces.
@@ -186,15 +202,19 @@ class SingleAgentView(gymnasium.Env):
         self._start_standing = 0.0
         self._actions = 0
         self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
+        self._mask_of = None  # the state whose legal actions self._mask holds
+        self._mask = self._all_ones
 
     # -- the opponent pool --------------------------------------------------------------------
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (from the next episode on); agents are built once and kept.
 
         Args:
-            opponents: SPEC strings, checkpoint paths or agent objects.
+            opponents: SPEC strings, checkpoint paths or agent objects (a single one: a pool of one).
             weights: drawing weights, one per opponent; default equal.
         """
+        if isinstance(opponents, (str, os.PathLike)) or hasattr(opponents, "act"):
+            opponents = [opponents]  # one SPEC, path or agent (a string is not a pool of letters)
         opponents = list(opponents)
         if not opponents:
             raise ValueError("opponents must name at least one agent")
@@ -309,9 +329,11 @@ class SingleAgentView(gymnasium.Env):
         """The learner's legal actions as booleans (all ones when no decision is pending)."""
         if self._done:
             return self._all_ones.copy()
-        mask = np.zeros(self.engine.num_actions, dtype=bool)
-        mask[self.engine.legal_actions(self.state)] = True
-        return mask
+        if self._mask_of is not self.state:  # once per decision: info["action_mask"] and the learner ask
+            self._mask = np.zeros(self.engine.num_actions, dtype=bool)
+            self._mask[self.engine.legal_actions(self.state)] = True
+            self._mask_of = self.state
+        return self._mask.copy()
 
     def render(self):
         if self.render_mode is None or self.state is None:
@@ -359,7 +381,7 @@ class SingleAgentView(gymnasium.Env):
         return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)
 
     def _info(self) -> dict:
-        return {"learner_seat": self.seat, "opponents": list(self.seat_specs)}
+        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": self.action_masks()}
 
 
 def make_syvere(**kwargs) -> SingleAgentView:
