@@ -5,27 +5,52 @@ Usage::
     dice-envs train GAME [game options] [--timesteps N] [--seed S] [--run-dir DIR] [--config FILE]
                          [--set FIELD=VALUE ...]
     dice-envs train GAME [game options] --evaluate CHECKPOINT [--opponents SPEC ...] [--deals N]
+                         [--eval-seed S] [--sample]
+    dice-envs train GAME --backend rllib [game options] [--timesteps N] [--seed S] [--run-dir DIR]
+                         [RLlib flags: python -m train.rllib --help]
 
 The first form trains GAME's default recipe (:data:`train.config.RECIPES`) with the changes
-given: a config file (JSON or TOML, the fields of :class:`train.config.Args`), then ``--set``
-and the flags. Running the same command again resumes the run in ``--run-dir`` from its last
-saved period. Game options are the env's (``--num-players 4``, ``--preset no``); they are read by
-their declared types, never evaluated.
+given, lowest first: a config file (JSON or TOML, the fields of :class:`train.config.Args`), then
+``--set``, then the flags ``--timesteps``, ``--seed``, ``--run-dir`` and ``--no-progress``. A
+``--set`` of a field that one of these flags also gives is refused when the two disagree; the
+game is the positional argument (never ``--set game`` nor a config file's other ``game``), and
+game options are flags after it. Running the same command again resumes the run in
+``--run-dir`` from its last saved period. Game options are the env's (``--num-players 4``,
+``--preset no``); they are read by their declared types, never evaluated.
 
 The second form is the benchmark: the checkpoint plays ``--deals`` deals against each opponent
 (every deal in every seat, on seeds training never used) and prints the win rates with Wilson
 95% intervals (see :mod:`train.benchmark`).
+
+The third form trains on Ray RLlib (:mod:`train.rllib`), which has flags of its own
+(``--env-runners``, ``--envs``, ``--batch``, ``--hidden``, ``--address``). Every flag is refused
+where it would do nothing, with a one-line message: the training flags with ``--evaluate``, the
+evaluation flags without it, ``--config``, ``--set`` and ``--evaluate`` with ``--backend rllib``,
+and the RLlib flags without it.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
+import os
 import sys
-import typing
 
 from train.config import FIELDS, RECIPES, build_args, read_config_file
+
+#: The largest seed the SB3 trainer takes (numpy's ``np.random.seed``: 0 .. 2**32 - 1).
+MAX_SEED = 2**32 - 1
+#: Defaults of the evaluation flags (``None`` in the parser, so that a flag given can be told apart).
+DEALS = 2000
+EVAL_SEED = 2_000_000_000
+#: Flags of the benchmark only, by their ``argparse`` names.
+EVALUATE_FLAGS = {"opponents": "--opponents", "deals": "--deals", "eval_seed": "--eval-seed", "sample": "--sample"}
+#: Flags of training only.
+TRAINING_FLAGS = {"timesteps": "--timesteps", "seed": "--seed", "run_dir": "--run-dir", "config": "--config",
+                  "set": "--set"}  # fmt: skip
+#: Flags of the SB3 trainer and its benchmark that the RLlib trainer does not have.
+SB3_FLAGS = {"config": "--config", "set": "--set", "evaluate": "--evaluate", **EVALUATE_FLAGS}
+#: Fields that the command line gives itself: ``--set`` refuses them.
+POSITIONAL_FIELDS = ("game", "options")
 
 
 def _parse_field(name: str, text: str):
@@ -43,6 +68,8 @@ def _parse_field(name: str, text: str):
         return tuple(float(x) for x in text.split(",") if x)
     if name == "learner_seat":
         return None if text.lower() == "none" else parse_value(text, int, "--set learner_seat")
+    if name == "game":
+        raise ValueError("--set game: the game is the positional argument (dice-envs train GAME ...), not a field")
     if name == "options":
         raise ValueError("give game options as flags after the game (--num-players 4), not with --set")
     if kind in kinds:
@@ -63,69 +90,171 @@ def _without_backend(argv: list[str]) -> list[str]:
     return out
 
 
+def rllib_flags(parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """The flags of the RLlib trainer (``python -m train.rllib``) that the SB3 trainer does not have."""
+    from train.rllib import build_parser as rllib_parser
+
+    ours = (parser or build_parser())._option_string_actions
+    return [s for a in rllib_parser()._actions for s in a.option_strings if s.startswith("--") and s not in ours]
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dice-envs train",
         description="Train a policy by self-play MaskablePPO, or evaluate a checkpoint (--evaluate).",
-        epilog="Fields for --set and config files: " + ", ".join(FIELDS),
     )
     p.add_argument("game", choices=sorted(RECIPES), help="the game")
     p.add_argument("--timesteps", type=int, help="total learner steps (the recipe's budget if not given)")
-    p.add_argument("--seed", type=int, help="seed of the run (default 0)")
+    p.add_argument("--seed", type=int, help=f"seed of the run, 0 to {MAX_SEED} (default 0)")
     p.add_argument("--run-dir", help="run directory (default runs/<game>-seed<S>)")
     p.add_argument("--config", help="a JSON or TOML file of training fields")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="set one training field")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--evaluate", metavar="CHECKPOINT", help="evaluate this checkpoint (or an agent SPEC such as optimal, as a peer) instead of training")
     p.add_argument("--opponents", nargs="+", metavar="SPEC", help="opponents of --evaluate (default the recipe's baselines)")
-    p.add_argument("--deals", type=int, default=2000, help="deals per opponent for --evaluate (each in every seat)")
-    p.add_argument("--eval-seed", type=int, default=2_000_000_000, help="first deal's seed for --evaluate")
+    p.add_argument("--deals", type=int, help=f"deals per opponent for --evaluate (each in every seat; default {DEALS})")
+    p.add_argument("--eval-seed", type=int, help=f"first deal's seed for --evaluate, >= 0 (default {EVAL_SEED})")
     p.add_argument("--sample", action="store_true", help="--evaluate: sample from the policy instead of its argmax")
     p.add_argument(
         "--backend", choices=("sb3", "rllib"), default="sb3",
         help="sb3: MaskablePPO in this process (default); rllib: self-play PPO on Ray RLlib, a shared masked policy "
         "(pip install 'dice-envs[ray]'; its flags: python -m train.rllib --help)",
     )  # fmt: skip
+    fields = ", ".join(f for f in FIELDS if f not in POSITIONAL_FIELDS)
+    p.epilog = (
+        f"Fields for --set and config files: {fields} (and options, in a config file only). Lowest first: the "
+        "recipe, --config, --set, then --timesteps, --seed, --run-dir and --no-progress; a --set that disagrees "
+        "with one of these flags is refused. The rllib backend (--backend rllib) has flags of its own "
+        f"({', '.join(rllib_flags(p))}) and takes neither --config, --set nor --evaluate: see them with "
+        "python -m train.rllib --help (or dice-envs train GAME --backend rllib --help)."
+    )
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``dice-envs train``; returns the exit status. Bad input raises ``ValueError``."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    ns, rest = parser.parse_known_args(argv)
-    if ns.backend == "rllib":
-        from train.rllib import main as rllib_main
+def _given(ns: argparse.Namespace, flags: dict[str, str]) -> list[str]:
+    """The flags of ``flags`` given on the command line (their parser defaults: None, False or [])."""
+    values = {flag: getattr(ns, dest) for dest, flag in flags.items()}
+    return [flag for flag, v in values.items() if v is not None and v is not False and v != []]  # 0 is given
 
-        return rllib_main(_without_backend(argv))
-    from dice_envs.options import parse_game_options
 
-    options = parse_game_options(ns.game, rest)
-    if ns.evaluate:
-        from train.benchmark import benchmark
+def _backend_help(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for help with ``--backend rllib`` (the RLlib trainer's help is meant)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--backend")
+    p.add_argument("-h", "--help", action="store_true")
+    ns, _ = p.parse_known_args(argv)
+    return ns.help and ns.backend == "rllib"
 
-        benchmark(ns.game, options or None, ns.evaluate, ns.opponents, ns.deals, ns.eval_seed,
-                  greedy=not ns.sample, progress=not ns.no_progress)
-        return 0
+
+def _check_seed(seed, what: str) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"{what} must be a whole number from 0 to 2**32 - 1 = {MAX_SEED}, got {seed!r}")
+
+
+def _check_specs(game: str, evaluate: str, opponents: list[str] | None) -> None:
+    """Read the SPECs of ``--evaluate`` and ``--opponents`` (checkpoints: their files) before any game."""
+    from agents.checkpoint import load_agent
+    from agents.spec import lookup, parse_spec, resolve_entry
+
+    for flag, spec in [("--evaluate", evaluate), *(("--opponents", s) for s in opponents or ())]:
+        try:
+            name, _ = parse_spec(game, spec)  # names and parameters
+            if isinstance(name, os.PathLike):
+                load_agent(game, name)  # a checkpoint of this game
+            else:
+                resolve_entry(game, *lookup(game, name))  # the agent's module is installed
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None
+
+
+def _evaluate(ns: argparse.Namespace, options: dict) -> int:
+    """The benchmark (``--evaluate``), its flags checked before a game is played."""
+    from train.benchmark import benchmark
+
+    deals = DEALS if ns.deals is None else ns.deals
+    eval_seed = EVAL_SEED if ns.eval_seed is None else ns.eval_seed
+    if deals < 1:
+        raise ValueError(f"--deals must be >= 1, got {deals}")
+    if eval_seed < 0:
+        raise ValueError(f"--eval-seed must be a whole number >= 0, got {eval_seed}")
+    _check_specs(ns.game, ns.evaluate, ns.opponents)
+    benchmark(ns.game, options or None, ns.evaluate, ns.opponents, deals, eval_seed,
+              greedy=not ns.sample, progress=not ns.no_progress)
+    return 0
+
+
+def _overrides(ns: argparse.Namespace, options: dict) -> dict:
+    """The training fields the command changes: the config file, then ``--set``, then the flags."""
     overrides: dict = {}
     if ns.config:
         overrides.update(read_config_file(ns.config))
+        game = overrides.pop("game", ns.game)
+        if game != ns.game:
+            raise ValueError(f"config file {ns.config!r} sets game {game!r}, but this command trains {ns.game}: "
+                             "the game is the positional argument (dice-envs train GAME ...)")  # fmt: skip
+    set_values, set_items = {}, {}
     for item in ns.set:
         name, eq, text = item.partition("=")
         if not eq or name not in FIELDS:
             raise ValueError(f"--set needs FIELD=VALUE with a field of: {', '.join(FIELDS)}; got {item!r}")
-        overrides[name] = _parse_field(name, text)
+        set_values[name], set_items[name] = _parse_field(name, text), item
+    flags = {"timesteps": ("--timesteps", ns.timesteps), "seed": ("--seed", ns.seed),
+             "run_dir": ("--run-dir", ns.run_dir), "progress": ("--no-progress", False if ns.no_progress else None)}
+    for name, (flag, value) in flags.items():
+        if value is not None and name in set_values and set_values[name] != value:
+            shown = flag if isinstance(value, bool) else f"{flag} {value}"
+            raise ValueError(f"--set {set_items[name]} and {shown} disagree: give only one of them")
+    overrides.update(set_values)
     if options:
         overrides["options"] = {**overrides.get("options", {}), **options}
-    if ns.timesteps is not None:
-        overrides["timesteps"] = ns.timesteps
-    if ns.seed is not None:
-        overrides["seed"] = ns.seed
+    overrides.update({name: value for name, (_, value) in flags.items() if value is not None})
     seed = overrides.get("seed", 0)
-    overrides["run_dir"] = ns.run_dir or overrides.get("run_dir") or f"runs/{ns.game}-seed{seed}"
-    if ns.no_progress:
-        overrides["progress"] = False
-    args = build_args(ns.game, overrides)
+    _check_seed(seed, "--seed" if ns.seed is not None else "--set seed" if "seed" in set_values else "seed")
+    overrides["run_dir"] = overrides.get("run_dir") or f"runs/{ns.game}-seed{seed}"
+    return overrides
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``dice-envs train``; returns the exit status. Bad input raises ``ValueError``.
+
+    Every flag is checked before anything is created or played: a flag the chosen form does not
+    use is refused (see the module docstring), never ignored.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if _backend_help(argv):
+        from train.rllib import main as rllib_main
+
+        return rllib_main(["--help"])
+    ns, rest = parser.parse_known_args(argv)
+    if ns.seed is not None:
+        _check_seed(ns.seed, "--seed")
+    if ns.backend == "rllib":
+        unsupported = _given(ns, SB3_FLAGS)
+        if unsupported:
+            raise ValueError(f"{unsupported[0]} is not supported by the rllib backend "
+                             "(its flags: python -m train.rllib --help)")  # fmt: skip
+        from train.rllib import main as rllib_main
+
+        return rllib_main(_without_backend(argv))
+    only_rllib = rllib_flags(parser)
+    wrong = [word.partition("=")[0] for word in rest if word.partition("=")[0] in only_rllib]
+    if wrong:
+        raise ValueError(f"{wrong[0]} is a flag of the rllib backend: it needs --backend rllib "
+                         "(see python -m train.rllib --help)")  # fmt: skip
+    evaluating = ns.evaluate is not None
+    wrong = _given(ns, TRAINING_FLAGS if evaluating else EVALUATE_FLAGS)
+    if wrong and evaluating:
+        hint = "; the deals' seeds start at --eval-seed" if wrong[0] == "--seed" else ""
+        raise ValueError(f"{wrong[0]} is a training flag: it does nothing with --evaluate{hint}")
+    if wrong:
+        raise ValueError(f"{wrong[0]} is used only with --evaluate CHECKPOINT")
+    from dice_envs.options import parse_game_options
+
+    options = parse_game_options(ns.game, rest)
+    if evaluating:
+        return _evaluate(ns, options)
+    args = build_args(ns.game, _overrides(ns, options))
     from train.trainer import train
 
     summary = train(args)

@@ -58,6 +58,10 @@ EPSILON = 1e-8
 POLICY_ID = "shared"
 #: Seconds between RLlib checkpoints of a run (to resume it).
 SAVE_EVERY_SECONDS = 60.0
+#: PPO's minibatch in env steps: a train batch (``--batch``), and so the whole budget (``--timesteps``), holds one.
+MINIBATCH = 250
+#: The largest seed (numpy's ``np.random.seed``, which RLlib calls with the seed, plus i in env runner i).
+MAX_SEED = 2**32 - 1
 
 
 # -- observations -------------------------------------------------------------------------------
@@ -249,7 +253,7 @@ def masked_probabilities(module, observations: np.ndarray, masks: np.ndarray) ->
 
 # -- configuration and export -------------------------------------------------------------------
 def build_config(game: str, options: dict, hidden=(64, 64), seed: int = 0, env_runners: int = 0,
-                 envs: int = 8, batch: int = 2000, minibatch: int = 250, epochs: int = 4, lr: float = 3e-4):
+                 envs: int = 8, batch: int = 2000, minibatch: int = MINIBATCH, epochs: int = 4, lr: float = 3e-4):
     """RLlib's PPO configuration: one shared masked MLP policy for every seat of ``game``.
 
     Args:
@@ -345,6 +349,18 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     options = dict(options or {})
     if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
         raise ValueError(f"--timesteps must be a whole number >= 1, got {timesteps!r}")
+    # Checked here, before Ray starts or the run directory is made (RLlib would refuse the first
+    # train batch, min(batch, timesteps), if it held less than one minibatch).
+    if timesteps < MINIBATCH:
+        raise ValueError(f"--timesteps must be >= {MINIBATCH} with the rllib backend: PPO learns from minibatches "
+                         f"of {MINIBATCH} env steps and the first train batch must hold one; got {timesteps}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < MINIBATCH:
+        raise ValueError(f"--batch must be a whole number >= {MINIBATCH} (one PPO minibatch of env steps), "
+                         f"got {batch!r}")
+    top = MAX_SEED - max(0, int(env_runners))  # RLlib seeds env runner i with seed + i
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= top:
+        more = f" minus --env-runners {env_runners}" if top < MAX_SEED else ""
+        raise ValueError(f"--seed must be a whole number from 0 to 2**32 - 1{more} = {top}, got {seed!r}")
     if not hidden or any(int(h) < 1 for h in hidden):
         raise ValueError(f"--hidden must be positive layer sizes such as 64,64, got {hidden!r}")
     from dice_envs.registry import env_module
@@ -454,13 +470,15 @@ def build_parser() -> argparse.ArgumentParser:
         "exported as a dice-envs checkpoint. Game options go after the game (--num-players 4).",
     )
     p.add_argument("game", choices=("meyer", "syvere", "tenthousand"))
-    p.add_argument("--timesteps", type=int, default=100_000, help="env steps in all (default 100000)")
+    p.add_argument("--timesteps", type=int, default=100_000,
+                   help=f"env steps in all, >= {MINIBATCH} (one PPO minibatch; default 100000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     p.add_argument("--run-dir", default=None, help="run directory (default runs/<game>-rllib-seed<S>)")
     p.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
     p.add_argument("--env-runners", type=int, default=0, help="remote env runners (default 0: sample in the driver)")
     p.add_argument("--envs", type=int, default=8, help="envs per env runner, stepped together (default 8)")
-    p.add_argument("--batch", type=int, default=2000, help="PPO train batch in env steps (default 2000)")
+    p.add_argument("--batch", type=int, default=2000,
+                   help=f"PPO train batch in env steps, >= {MINIBATCH} (default 2000)")
     p.add_argument("--address", default=None, help="a Ray cluster to join (default: a local Ray instance)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -481,8 +499,9 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"--env-runners must be >= 0, got {ns.env_runners}")
     if ns.envs < 1:
         raise ValueError(f"--envs must be >= 1, got {ns.envs}")
-    if ns.batch < 1:
-        raise ValueError(f"--batch must be >= 1, got {ns.batch}")
+    if ns.batch < MINIBATCH:
+        raise ValueError(f"--batch must be a whole number >= {MINIBATCH} (one PPO minibatch of env steps), "
+                         f"got {ns.batch}")
     summary = train(ns.game, options, timesteps=ns.timesteps, seed=ns.seed, run_dir=ns.run_dir, hidden=hidden,
                     env_runners=ns.env_runners, envs=ns.envs, batch=ns.batch, address=ns.address, progress=not ns.no_progress)
     print(f"trained {summary['timesteps']} env steps in {summary['wall_seconds']:.0f} s "

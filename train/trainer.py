@@ -199,13 +199,14 @@ def train(args: Args) -> dict:
                 f"{run} holds a run of {old['game']} with options {old['options']}; "
                 f"this command trains {args.game} with {args.options}: use another --run-dir"
             )
-    run.mkdir(parents=True, exist_ok=True)
-    resume_dir.mkdir(exist_ok=True)
-
-    probe = SingleAgentView(args.game, opponents=list(args.baselines), **args.options)  # checks options and SPECs
+    # Options and baseline SPECs are checked before the run directory is made: a refused command
+    # leaves nothing behind.
+    probe = SingleAgentView(args.game, opponents=list(args.baselines), **args.options)
     engine = probe.engine
     for spec in args.baselines:
         probe._agent(args.baselines.index(spec), 0)
+    run.mkdir(parents=True, exist_ok=True)
+    resume_dir.mkdir(exist_ok=True)
 
     # Each run segment seeds its envs afresh (a resumed segment with other seeds than the first).
     segment_seed = args.seed * 10_000 + len(state["evals"]) * 97
