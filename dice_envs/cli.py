@@ -62,8 +62,29 @@ def _epilog() -> str:
     )
 
 
-def _whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in [low, high], with a message saying what it is."""
+def version() -> str:
+    """The installed distribution's version (``importlib.metadata``), else the package's ``__version__``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("dice-envs")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        import dice_envs
+
+        return getattr(dice_envs, "__version__", "unknown")
+
+
+def whole_number(what: str, low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], with a message saying what it is.
+
+    The one type of every whole-number argument of ``dice-envs`` and its subcommands (``tournament``
+    and ``replay`` import it), so they all word the check the same way:
+
+    >>> whole_number("the number of games", 1)("-5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: the number of games is a whole number >= 1, not -5
+    """
 
     def parse(text: str) -> int:
         from dice_envs.options import INT_LIMIT
@@ -74,9 +95,11 @@ def _whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]
         wrong = argparse.ArgumentTypeError(f"{what} is a whole number {bound}, not {text!r}")
         if not digits.isascii() or not digits.isdigit() or len(stripped) - len(digits) > 1:
             raise wrong
-        if len(digits) > 19 or int(stripped) > (INT_LIMIT if high is None else high) or int(stripped) < low:
+        if len(digits) > 19 or int(stripped) > (INT_LIMIT if high is None else high):
             limit = "" if high is not None else f" (at most {INT_LIMIT})"
             raise argparse.ArgumentTypeError(f"{what} is a whole number {bound}{limit}, not {text[:30]}")
+        if int(stripped) < low:
+            raise argparse.ArgumentTypeError(f"{what} is a whole number {bound}, not {text[:30]}")
         return int(stripped)
 
     parse.__name__ = what  # argparse names the type in some messages
@@ -84,10 +107,21 @@ def _whole(what: str, low: int, high: int | None = None) -> Callable[[str], int]
 
 
 #: A seed is a whole number in 0..2**63-1 (numpy's SeedSequence takes any non-negative int).
-_seed = _whole("a seed", 0)
+_seed = whole_number("a seed", 0)
 
 
-class _Parser(argparse.ArgumentParser):
+class _VersionAction(argparse.Action):
+    """``--version``: print ``dice-envs VERSION`` on stdout and exit 0 (the version is read only then)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {version()}")
+        parser.exit(0)
+
+
+class Parser(argparse.ArgumentParser):
     """argparse with `dice-envs` messages: errors exit 2 with one line, no usage dump."""
 
     def error(self, message: str):
@@ -112,13 +146,14 @@ def _match_epilog() -> str:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="dice-envs",
         description="Nordic dice games for reinforcement learning: play, match, bench, solve, train, tournament.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("--version", action=_VersionAction, help="print the version of dice-envs and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     raw = argparse.RawDescriptionHelpFormatter
 
     p_play = sub.add_parser(
@@ -126,7 +161,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p_play.add_argument("-h", "--help", action="store_true", help="show this help (with a game: its options)")
     p_play.add_argument("game", nargs="?", choices=GAMES, help=f"the game: {', '.join(GAMES)}")
-    p_play.add_argument("--seat", type=_whole("a seat", 0, 7), default=0, help="your seat (default 0)")
+    p_play.add_argument("--seat", type=whole_number("a seat", 0, 7), default=0, help="your seat (default 0)")
     p_play.add_argument(
         "--opponents",
         default=None,
@@ -152,7 +187,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p_match.add_argument(
         "--games",
-        type=_whole("the number of games", 1),
+        type=whole_number("the number of games", 1),
         default=1000,
         help="games to play, seats rotated every game (default 1000)",
     )
@@ -164,8 +199,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
-    p_bench.add_argument("--steps", type=_whole("--steps", 1), default=50_000, help="steps per env (default 50000)")
-    p_bench.add_argument("--rounds", type=_whole("--rounds", 1), default=5, help="interleaved rounds (default 5)")
+    p_bench.add_argument(
+        "--steps", type=whole_number("--steps", 1), default=50_000, help="steps per env (default 50000)"
+    )
+    p_bench.add_argument("--rounds", type=whole_number("--rounds", 1), default=5, help="interleaved rounds (default 5)")
 
     for name, (module, _, what, _extra) in DISPATCH.items():
         # Listed for --help only: the words after these names go to their modules unparsed.

@@ -333,11 +333,8 @@ class DiceGameEnv(AECEnv):
         return rolls, hidden
 
     def _log_score_changes(self, before, after) -> None:
-        old, new = self.game.scores(before), self.game.scores(after)
-        if old != new:
-            for seat, (a, b) in enumerate(zip(old, new)):
-                if a != b:
-                    self._last_lines.append(f"player_{seat}: {a} -> {b} ({b - a:+d})")
+        for seat, a, b in self.game.score_changes(before, after):
+            self._last_lines.append(f"player_{seat}: {a} -> {b} ({b - a:+d})")
 
     def _after_transition(self, actor: str | None, text: str | None, rolls, hidden: bool) -> None:
         game = self.game

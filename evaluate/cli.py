@@ -16,29 +16,65 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
+from dice_envs.cli import Parser, whole_number
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
 DEFAULT_DB = os.path.join("results", "{game}.sqlite")
 
 
-def _whole(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
-        return value
+def _bootstrap(text: str) -> int:
+    """``--bootstrap``: 0 (no rating intervals) or enough replicas for a 95% interval."""
+    from evaluate.ratings import MIN_BOOTSTRAP
 
-    return parse
+    value = whole_number("the number of bootstrap replicas", 0)(text)
+    if 0 < value < MIN_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(
+            f"{value} is too few replicas for a 95% interval: give at least {MIN_BOOTSTRAP} "
+            "(then each 2.5% tail holds a replica), or 0 for no rating intervals"
+        )
+    return value
+
+
+def _check_writable_dir(directory: str, what: str) -> None:
+    """Refuse (``ValueError``) a directory that is missing or where no file can be created.
+
+    The check creates and removes a temporary file, as permission bits do not tell (root, read-only
+    mounts, ``/proc``).
+    """
+    if not os.path.isdir(directory):
+        raise ValueError(f"{what}: the directory {directory} does not exist (create it first)")
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".dice-envs-probe-")
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot write in {directory} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.remove(probe)
+
+
+def check_output_paths(db: str | None, report: str | None, default_db: bool = False) -> None:
+    """Check ``--db`` and ``--report`` before any game is played (``ValueError`` naming the flag).
+
+    ``--report DIR`` is created if missing, so DIR, or else its parent directory, must exist and be
+    writable. A new ``--db`` file needs an existing, writable directory; only the default store's
+    directory (``results/``) is created.
+    """
+    if report is not None:
+        if os.path.exists(report) and not os.path.isdir(report):
+            raise ValueError(f"--report {report} is a file; give a directory for the report's files")
+        target = report if os.path.isdir(report) else os.path.dirname(os.path.abspath(report))
+        _check_writable_dir(target, f"--report {report}")
+    if db is not None and not default_db and not os.path.exists(db):
+        _check_writable_dir(os.path.dirname(os.path.abspath(db)), f"--db {db}")
 
 
 def tournament_parser() -> argparse.ArgumentParser:
     """The ``tournament`` command's argument parser (game options are read separately)."""
-    parser = argparse.ArgumentParser(
+    from evaluate.ratings import MIN_BOOTSTRAP
+
+    parser = Parser(
         prog="dice-envs tournament",
         description=(
             "Rank agents: every table of the entrants, every deal in every rotation of the seats, "
@@ -52,22 +88,27 @@ def tournament_parser() -> argparse.ArgumentParser:
         help="the entrants: NAME, NAME:KEY=VALUE,... or a checkpoint path, one per argument",
     )  # fmt: skip
     parser.add_argument(
-        "--games", type=_whole(1), required=True, metavar="N",
+        "--games", type=whole_number("the number of deals per table", 1), required=True, metavar="N",
         help="deals per table; each is played in every rotation of the table's seats",
     )  # fmt: skip
-    parser.add_argument("--seed", type=_whole(0), default=0, help="tournament seed (default 0)")
+    parser.add_argument("--seed", type=whole_number("a seed", 0), default=0, help="tournament seed (default 0)")
     parser.add_argument(
         "--db", default=None, metavar="PATH",
-        help=f"SQLite results store (default {DEFAULT_DB}); games it holds are not played again",
+        help=f"SQLite results store (default {DEFAULT_DB}); games it holds are not played again; "
+        "a new file's directory must exist",
     )  # fmt: skip
     parser.add_argument("--no-db", action="store_true", help="keep no results store")
-    parser.add_argument("--report", default=None, metavar="DIR", help="write CSV, JSON and PNG files here")
     parser.add_argument(
-        "--workers", type=_whole(1), default=None, metavar="K", help="processes (default: the number of cores)"
-    )
+        "--report", default=None, metavar="DIR",
+        help="write CSV, JSON and PNG files here (created if missing; its parent directory must exist)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--workers", type=whole_number("the number of workers", 1), default=None, metavar="K",
+        help="processes (default: the number of cores)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the results as JSON on the last line")
     parser.add_argument(
-        "--num-players", type=_whole(2), default=None, metavar="P",
+        "--num-players", type=whole_number("the number of players per table", 2), default=None, metavar="P",
         help="seats per table (default: the game's default, or the number of entrants if fewer)",
     )  # fmt: skip
     parser.add_argument(
@@ -75,8 +116,10 @@ def tournament_parser() -> argparse.ArgumentParser:
         help="common dice (default): the rotations of a deal meet the same rolls; independent: they do not",
     )  # fmt: skip
     parser.add_argument(
-        "--bootstrap", type=_whole(0), default=200, metavar="B", help="bootstrap replicas of the rating intervals"
-    )
+        "--bootstrap", type=_bootstrap, default=200, metavar="B",
+        help=f"bootstrap replicas of the 95%% rating intervals (default 200; at least {MIN_BOOTSTRAP}); "
+        "0 leaves the intervals out",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--backend", choices=("local", "ray"), default="local",
@@ -109,6 +152,7 @@ def tournament_main(argv: list[str]) -> int:
     if args.address and args.backend != "ray":
         raise ValueError("--address names a Ray cluster: give it with --backend ray")
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
+    check_output_paths(db, args.report, default_db=args.db is None)  # before any game is played
     result = run_tournament(
         args.game,
         args.agents,
@@ -148,12 +192,14 @@ def tournament_main(argv: list[str]) -> int:
 
 
 def replay_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="dice-envs replay",
         description="Replay a game stored by `dice-envs tournament` through the engine, showing every step.",
     )
     parser.add_argument("db", help="the results store (SQLite file)")
-    parser.add_argument("game_id", type=_whole(1), help="the game's id in the store (ids start at 1)")
+    parser.add_argument(
+        "game_id", type=whole_number("a game id", 1), help="the game's id in the store (ids start at 1)"
+    )
     return parser
 
 

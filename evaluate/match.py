@@ -85,15 +85,37 @@ def split_agent_words(words: list[str]) -> list[str]:
 
                 for part in _split_params(body):
                     if part.strip() and "=" not in part:
-                        raise ValueError(
-                            f"--agents: {part.strip()!r} in {word!r} is not KEY=VALUE; a SPEC's commas "
-                            f"separate its parameters, so give each agent as its own word: "
-                            f"--agents {name}:{body[: body.index(part)].rstrip(',')} {part.strip()}"
-                        )
+                        raise ValueError(_not_key_value(word.strip(), name, body, part))
             specs.append(word.strip())
         else:
             raise ValueError("--agents: an empty SPEC")
     return specs
+
+
+def _not_key_value(word: str, name: str, body: str, part: str) -> str:
+    """The message for a SPEC part without ``=``: another agent given in the same word (the fix
+    is a word of its own) or a parameter without its value (the fix is ``KEY=VALUE``).
+
+    >>> _not_key_value("heuristic:stop_at", "heuristic", "stop_at", "stop_at")  # doctest: +ELLIPSIS
+    "--agents: 'stop_at' in 'heuristic:stop_at' is not KEY=VALUE: ... needs a value, as heuristic:stop_at=VALUE"
+    >>> _not_key_value("heuristic:random", "heuristic", "random", "random")  # doctest: +ELLIPSIS
+    "--agents: 'random' in 'heuristic:random' is not KEY=VALUE; ... as its own word: --agents heuristic random"
+    """
+    from agents import AGENTS
+
+    key = part.strip()
+    before = body[: body.index(part)].rstrip(",")
+    head = f"{name}:{before}" if before.strip() else name
+    agent_names = {agent for table in AGENTS.values() for agent in table}
+    if key in agent_names or any(c in key for c in "/\\"):  # another agent (or a checkpoint path)
+        return (
+            f"--agents: {key!r} in {word!r} is not KEY=VALUE; a SPEC's commas separate its parameters, "
+            f"so give each agent as its own word: --agents {head} {key}"
+        )
+    return (
+        f"--agents: {key!r} in {word!r} is not KEY=VALUE: the parameter {key} needs a value, "
+        f"as {head}{',' if before.strip() else ':'}{key}=VALUE"
+    )
 
 
 def game_seeds(seed: int, game: int, num_entrants: int) -> tuple[int, list[int]]:
@@ -214,18 +236,21 @@ def play_match(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     specs = list(agent_specs)
+    module = env_module(env_id)
+    options = check_game_options(env_id, dict(options or {}),
+                                 refused="a match (its games are played to the end, unseen)")  # fmt: skip
+    options.setdefault("num_players", max(2, len(specs)))
+    # The engine, not the env: the tournament's game loop plays on it directly, with keyed dice.
+    # It is built before the agents are counted, so that a bad option is named as such:
+    # num_players=9 is out of range, whatever the number of agents.
+    game = module.raw_env.game_class(**options)
     if len(specs) < 2:
         raise ValueError(
             f"a match needs at least two agents, one per seat; got {len(specs)}"
             + (f" ({specs[0]!r})" if specs else "")
         )
-    module = env_module(env_id)
-    options = check_game_options(env_id, dict(options or {}), refused="a match (its games are played to the end, unseen)")
-    options.setdefault("num_players", len(specs))
     if options["num_players"] != len(specs):
         raise ValueError(f"{len(specs)} agents given for num_players={options['num_players']}; give one per seat")
-    # The engine, not the env: the tournament's game loop plays on it directly, with keyed dice.
-    game = module.raw_env.game_class(**options)
     agents = []
     for spec in specs:
         if isinstance(spec, Agent):

@@ -36,6 +36,10 @@ from evaluate.stats import Z95, mean_ci, wilson
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 PRIOR_TIES = 1.0  # virtual tied games per pair of entrants that met
 ORDERS = 20  # game orders the Plackett-Luce rating is averaged over
+#: The fewest bootstrap replicas ``dice-envs tournament --bootstrap`` takes for a 95% interval: each
+#: 2.5% tail then holds at least one replica (0 is taken too, and leaves the intervals out).
+MIN_BOOTSTRAP = 40
+NO_INTERVALS = "no rating intervals (bootstrap 0)"
 
 
 # -- Bradley-Terry ------------------------------------------------------------------------------
@@ -229,6 +233,14 @@ class Leaderboard:
             },
         }
 
+    def rating_interval(self, row: Row) -> str:
+        """A row's rating interval as text, ``-`` when there is none (``bootstrap=0``)."""
+        return f"[{row.rating_low:.1f}, {row.rating_high:.1f}]" if self.bootstrap > 0 else "-"
+
+    def overlaps(self) -> bool:
+        """Whether some row's rating interval overlaps the next one's (never without intervals)."""
+        return self.bootstrap > 0 and not all(r.separated for r in self.rows)
+
     def text(self) -> str:
         """A plain-text table (the leaderboard without rich)."""
         lines = [
@@ -236,14 +248,16 @@ class Leaderboard:
             f"{'win rate':>8} {'Wilson 95%':>15} {'mean return':>11}"
         ]
         for k, r in enumerate(self.rows, 1):
-            mark = "" if r.separated else "  ~ next"
+            mark = "" if r.separated or self.bootstrap == 0 else "  ~ next"
             lines.append(
-                f"{k:>2} {r.label:<28} {r.rating:>8.1f} {f'[{r.rating_low:.1f}, {r.rating_high:.1f}]':>19} "
+                f"{k:>2} {r.label:<28} {r.rating:>8.1f} {self.rating_interval(r):>19} "
                 f"{r.games:>6} {r.win_rate:>8.3f} {f'[{r.win_low:.3f}, {r.win_high:.3f}]':>15} "
                 f"{r.mean_return:>+11.3f}{mark}"
             )
-        if not all(r.separated for r in self.rows):
+        if self.overlaps():
             lines.append("~ next: the rating intervals of this entrant and the next overlap (not separated)")
+        if self.bootstrap == 0:
+            lines.append(NO_INTERVALS)
         return "\n".join(lines)
 
 
@@ -266,7 +280,8 @@ def leaderboard(
         labels: every entrant.
         records: the games; each has ``seats`` (labels in seat order), ``returns`` and a ``task``
             with ``table`` and ``deal`` (the bootstrap's unit).
-        bootstrap: bootstrap replicas for the rating intervals (0: no intervals).
+        bootstrap: bootstrap replicas for the rating intervals (0: no intervals: ``rating_low`` and
+            ``rating_high`` are the rating, and the leaderboard's text shows no interval).
         seed: seeds the bootstrap and the openskill game order.
         method: ``"bradley-terry"`` or ``"openskill-plackett-luce"``; default by table size
             (two seats: Bradley-Terry).

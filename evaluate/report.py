@@ -61,8 +61,8 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
             str(k),
             r.label,
             f"{r.rating:.1f}",
-            f"[{r.rating_low:.1f}, {r.rating_high:.1f}]",
-            "" if r.separated else "≈",
+            lb.rating_interval(r),
+            "" if r.separated or lb.bootstrap == 0 else "≈",
             str(r.games),
             f"{r.win_rate:.3f}",
             f"[{r.win_low:.3f}, {r.win_high:.3f}]",
@@ -70,8 +70,12 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
         )
     console = Console(file=file, width=max(120, Console(file=file).width))
     console.print(table)
-    if not all(r.separated for r in lb.rows):
+    if lb.overlaps():
         console.print("≈ : this entrant's rating interval overlaps the next one's (not separated)")
+    if lb.bootstrap == 0:
+        from evaluate.ratings import NO_INTERVALS
+
+        console.print(NO_INTERVALS)
 
 
 # -- Meyer's bluffing profile -------------------------------------------------------------------
@@ -280,7 +284,8 @@ def plot_ratings(lb, path: str, title: str = "") -> str:
             color="tab:blue" if r.separated else "tab:orange",
         )  # fmt: skip
     ax.set_yticks(ys, [r.label for r in lb.rows])
-    ax.set_xlabel(f"{lb.rating_name} ({lb.method}, 95% bootstrap interval over deals)")
+    interval = "95% bootstrap interval over deals" if lb.bootstrap > 0 else "no intervals: bootstrap 0"
+    ax.set_xlabel(f"{lb.rating_name} ({lb.method}, {interval})")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(title or "ratings (orange: not separated from the next)")
     fig.tight_layout()

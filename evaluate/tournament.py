@@ -831,6 +831,9 @@ def run_tournament(
         if num_players is not None and num_players != options["num_players"]:
             raise ValueError("num_players is given twice with different values")
         num_players = options.pop("num_players")
+    # The options first, at the table size asked for (else the game's default, which no smaller
+    # table makes stricter): a bad one is named as such before the entrants are read and counted.
+    build_game(game_name, options if num_players is None else {**options, "num_players": num_players})
     specs = [str(s).strip() for s in specs]
     labels = make_labels(game_name, specs)  # reads every SPEC: an unknown one fails here
     if len(labels) < 2:

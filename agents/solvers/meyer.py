@@ -54,6 +54,7 @@ Example:
 """
 
 import resource
+import sys
 import time
 
 import numpy as np
@@ -431,14 +432,57 @@ def _fixed_point(rules: Rules, b: int, sides, outcomes, value):
     return {s1: a, s2: c}, max(abs(v1 - a.value), abs(c.value - level(s2, a.value).value))
 
 
+#: Seconds of :func:`solve` per pair of lives (on 2 busy cores, 6 lives and so 21 pairs took 15-17 s).
+SECONDS_PER_LIVES_PAIR = 0.8
+
+
+def solve_time(game: meyer.Game) -> str:
+    """Roughly how long :func:`solve` takes for this game's options, as text.
+
+    >>> solve_time(make_game({"lives": 6}))
+    'about 20 s'
+    >>> solve_time(make_game({"lives": 1}))
+    'a few seconds'
+    """
+    pairs = game.lives * (game.lives + 1) / 2
+    seconds = SECONDS_PER_LIVES_PAIR * pairs * (1.3 if game.blind_reroll else 1.0)
+    seconds *= 0.25 if game.claim_rule == "higher" else 1.0  # no level loops back on itself
+    if seconds < 5:
+        return "a few seconds"
+    if seconds < 90:
+        return f"about {max(10, round(seconds, -1)):.0f} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+def _build(game: meyer.Game, progress: bool):
+    """The solve that :func:`load_or_build` calls when the cache does not hold the tables; with
+    ``progress``, it says on stderr (one line) what it solves, how long that takes and that the
+    result is kept, then shows a progress bar over the lives pairs (tqdm, when installed)."""
+    key = solution_options(game)
+
+    def build() -> dict[str, np.ndarray]:
+        if progress:
+            lives = f"{game.lives} {'life' if game.lives == 1 else 'lives'}"
+            print(f"solving two-player Meyer's equilibrium at {lives} ({_describe(game)}) once "
+                  f"({solve_time(game)}; kept in the solver cache)", file=sys.stderr, flush=True)  # fmt: skip
+        return solve(key, progress=progress)
+
+    return build
+
+
 def load_tables(options: dict | None = None, cache_dir=None, progress: bool = False, use_cache: bool = True) -> dict:
-    """The equilibrium tables for these options, from the cache or solved (then cached)."""
+    """The equilibrium tables for these options, from the cache or solved (then cached).
+
+    Args:
+        progress: when the tables are solved (not when they are loaded), say so on stderr in one
+            line, then show a progress bar (tqdm, when installed).
+    """
     game = make_game(options)
     key = solution_options(game)
     memo_key = (tuple(sorted(key.items())), str(cache_dir), use_cache)
     if memo_key in _MEMO:  # one solve per process, however many agents are built
         return _MEMO[memo_key]
-    tables = load_or_build(SOLVER, VERSION, key, lambda: solve(key, progress=progress), cache_dir=cache_dir, use_cache=use_cache)
+    tables = load_or_build(SOLVER, VERSION, key, _build(game, progress), cache_dir=cache_dir, use_cache=use_cache)
     _MEMO[memo_key] = tables
     return tables
 
@@ -474,7 +518,8 @@ class EquilibriumAgent(Agent):
                 f"that claim had to beat, history slot 1), got history={game.history}"
             )
         super().__init__(game, seed)
-        self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None)
+        # A first use solves the tables (about 20 s at 6 lives) and says so on stderr; later ones load them.
+        self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None, progress=True)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
         self._rank = np.array(game.rank)
         self._action_of_rank = np.array([meyer.FIRST_CLAIM + c for c in game.claim_of_rank])
@@ -539,7 +584,7 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     key = solution_options(game)
     rss_before = _max_rss_mib()
     start = time.perf_counter()
-    tables = load_or_build(SOLVER, VERSION, key, lambda: solve(key, progress=progress), cache_dir=cache_dir)
+    tables = load_or_build(SOLVER, VERSION, key, _build(game, progress), cache_dir=cache_dir)
     seconds = time.perf_counter() - start
     rss = _max_rss_mib()
     table_mib = sum(np.asarray(a).nbytes for a in tables.values()) / 2**20
@@ -640,4 +685,14 @@ def _describe(game: meyer.Game) -> str:
     return ", ".join(parts)
 
 
-__all__ = ["EquilibriumAgent", "Rules", "cli_summary", "describe_level", "load_tables", "make_game", "solve", "solve_level"]
+__all__ = [
+    "EquilibriumAgent",
+    "Rules",
+    "cli_summary",
+    "describe_level",
+    "load_tables",
+    "make_game",
+    "solve",
+    "solve_level",
+    "solve_time",
+]

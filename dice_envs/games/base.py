@@ -215,6 +215,17 @@ class Game(abc.ABC):
         """A human-readable picture of the table (unicode dice, totals, whose turn)."""
         return repr(state)
 
+    def score_changes(self, before, after) -> list[tuple[int, int, int]]:
+        """``(seat, old, new)`` for each score line of the text log (``render``) between two states.
+
+        The seats whose :meth:`scores` changed; a game whose turns can end without changing the
+        score (Syvere's turn of 0 points) lists those turns too.
+        """
+        old, new = self.scores(before), self.scores(after)
+        if old == new:
+            return []
+        return [(seat, a, b) for seat, (a, b) in enumerate(zip(old, new)) if a != b]
+
     # -- helpers for subclasses -------------------------------------------------------------
     def _illegal(self, state, action) -> ValueError:
         legal = self.legal_actions(state)

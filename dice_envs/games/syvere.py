@@ -283,6 +283,14 @@ class Game(base.Game):
         obs += (1 if state.turn == 0 else 0, len(state.round_order) - 1 - state.turn)
         return np.array(obs, dtype=np.float32)
 
+    def score_changes(self, before: State, after: State) -> list[tuple[int, int, int]]:
+        """The score line of every turn that ended between the two states, however it ended: a
+        stop, the roll limit, or every die set aside (a turn of 0 points, which changes no total)."""
+        if after.turn == before.turn and after.round == before.round:
+            return []  # the same turn goes on
+        seat = after.last_turn[0]
+        return [(seat, before.totals[seat], after.totals[seat])]
+
     def render(self, state: State) -> str:
         lines = []
         if state.last_turn is not None:
