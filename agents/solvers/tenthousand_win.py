@@ -419,8 +419,10 @@ def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol:
     lo = np.zeros((FO, FO, K, K, N, N))
     hi = np.ones((FO, FO, K, K, N, N))
     T = N  # the target, shifted
-    desc = f"solving {game.preset} target {game.target} (floor {floor})"
-    bar = _progress(MAX_SWEEPS, desc, progress, unit="sweep")
+    desc = f"solving {game.preset} target {game.target} (floor {floor}; sweeps to a gap of {tol:.0e}, 10-15 so far)"
+    # No total: the number of sweeps is not known ahead (MAX_SWEEPS is only a safeguard), and a bar
+    # out of MAX_SWEEPS would promise an hour-long wait for a solve of 10-15 sweeps.
+    bar = _progress(None, desc, progress, unit="sweep")
     gaps, changes = [], []
     try:
         while True:
@@ -454,7 +456,7 @@ def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol:
     }
 
 
-def _progress(total: int, desc: str, enabled: bool, unit: str = "state"):
+def _progress(total: int | None, desc: str, enabled: bool, unit: str = "state"):
     """A tqdm bar on stderr (a do-nothing stand-in when disabled or tqdm is missing)."""
     if enabled:
         try:
