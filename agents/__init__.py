@@ -44,7 +44,8 @@ AGENTS: dict[str, dict[str, type[Agent] | str]] = {
     },
 }
 
-# The strongest built-in agent of each game: the opponent for `dice-envs play`.
+# The hand-written opponent of each game for `dice-envs play` and `match` (the solver and trained
+# agents are stronger, but some build tables or need the [train] extra first).
 BEST: dict[str, str] = {"syvere": "heuristic", "tenthousand": "heuristic", "meyer": "doubter"}
 
 

@@ -230,6 +230,8 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
 
     path = checkpoint_dir(path)
     meta_file, weights_file = path / META_FILE, path / WEIGHTS_FILE
+    if not path.exists():
+        raise _fail(path, "no such file or directory")
     if not path.is_dir():
         raise _fail(path, f"not a checkpoint directory (it must hold {META_FILE} and {WEIGHTS_FILE})")
     for f in (meta_file, weights_file):

@@ -167,7 +167,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SPEC",
         help="the agent at every other seat: NAME, NAME:KEY=VALUE,... or a checkpoint path "
-        "(default: the game's strongest built-in agent)",
+        "(default: the game's hand-written opponent: heuristic, or doubter in Meyer)",
     )
     p_play.add_argument("--seed", type=_seed, default=None, help="seeds the dice and the opponents (default: random)")
 

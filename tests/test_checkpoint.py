@@ -159,8 +159,11 @@ def test_a_pickle_in_place_of_the_weights_is_never_executed(tmp_path, fix_checks
 
 
 def test_missing_directory_and_no_shipped_checkpoint(tmp_path, monkeypatch):
-    with pytest.raises(ValueError, match="not a checkpoint directory"):
+    with pytest.raises(ValueError, match="no such file or directory"):
         load_agent(engine("meyer"), tmp_path / "nothing")
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(ValueError, match="not a checkpoint directory"):
+        load_agent(engine("meyer"), tmp_path / "a_file")
     import agents.checkpoint as ck
 
     monkeypatch.setattr(ck, "TRAINED_DIR", tmp_path)

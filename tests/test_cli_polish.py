@@ -270,3 +270,21 @@ def test_every_syvere_turn_has_one_score_line(seed):
         else:
             state = game.apply_action(state, event[2])
     assert game.is_terminal(state) and len(score_lines) == started
+
+
+def test_tenthousand_logs_the_score_line_of_a_bust():
+    """A bust ends the turn without changing the total: its score line is there all the same, as
+    is a bank's."""
+    from dice_envs import tenthousand_v1
+
+    env = tenthousand_v1.env(render_mode="ansi", preset="dk")
+    raw = env.unwrapped
+    raw._rng = np.random.default_rng(0)  # reset() keeps these dice (no seed given)
+    raw._dice = ScriptedDice([(2, 2, 3, 4, 6, 6), (1, 1, 1, 2, 3, 4)])  # no 1, 5, triple or three pairs: a bust
+    env.reset()
+    assert raw.log_lines[-3:] == [
+        "player_0 rolled ⚁ ⚁ ⚂ ⚃ ⚅ ⚅  (223466)",
+        "player_0: 0 -> 0 (+0)",
+        "player_1 rolled ⚀ ⚀ ⚀ ⚁ ⚂ ⚃  (111234)",
+    ]
+    assert raw.game_state.player == 1

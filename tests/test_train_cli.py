@@ -117,7 +117,7 @@ def test_config_files_and_recipes(tmp_path):
         (["meyer", "--set", "n_envs=two"], "n_envs"),
         (["meyer", "--set", "n_envs=0", "--run-dir", "/nonexistent/x"], "n_envs must be an int >= 1"),
         (["meyer", "--config", "/nonexistent.toml"], "does not exist"),
-        (["meyer", "--evaluate", "/nonexistent"], "not a checkpoint directory"),
+        (["meyer", "--evaluate", "/nonexistent"], "no such file or directory"),
     ],
 )
 def test_bad_input_is_a_value_error(argv, message):

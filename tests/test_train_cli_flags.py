@@ -171,7 +171,7 @@ def test_a_negative_eval_seed_names_the_flag():
 # -- 7: opponent SPECs are read before any game ---------------------------------------------------------------
 @pytest.mark.parametrize(
     "spec, message",
-    [("foo", "unknown agent 'foo' for meyer"), ("./nothere", "not a checkpoint directory"),
+    [("foo", "unknown agent 'foo' for meyer"), ("./nothere", "no such file or directory"),
      ("bluffer:x=1", "no parameter 'x'")],
 )  # fmt: skip
 def test_bad_opponent_specs_are_refused_before_a_game_is_played(monkeypatch, capsys, spec, message):

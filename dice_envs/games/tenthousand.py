@@ -471,6 +471,16 @@ class Game(base.Game):
     def scores(self, state: State) -> tuple[int, ...]:
         return state.totals
 
+    def score_changes(self, before: State, after: State) -> list[tuple[int, int, int]]:
+        """The score line of every turn that ended between the two states (a bank, or a bust, which
+        changes no total unless it brings the bust penalty), and of any other change of a total."""
+        changes = super().score_changes(before, after)
+        ended = after.turn != before.turn or (after.winners is not None and before.winners is None)
+        seat = before.player
+        if ended and all(s != seat for s, _, _ in changes):
+            changes.append((seat, before.totals[seat], after.totals[seat]))
+        return changes
+
     # -- chance -----------------------------------------------------------------------------
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
