@@ -57,6 +57,7 @@ def test_tiny_run_leaves_a_checkpoint_that_plays(tmp_path, game, options):
     summary = json.loads((run / "summary.json").read_text())
     assert summary["timesteps"] == 512 and [e["timesteps"] for e in summary["evaluations"]] == [256, 512]
     assert 0 < summary["env_share"] < 1 and 0 < summary["update_share"] < 1
+    assert (summary["kickstart_seconds"] > 0) == (game != "meyer")  # the Syvere and 10 000 recipes kickstart
     assert (run / "policy" / "policy.safetensors").is_file() and list((run / "tb").iterdir())
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_000000256", "step_000000512"]
     meta = json.loads((run / "policy" / "policy.json").read_text())

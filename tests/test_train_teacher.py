@@ -84,6 +84,8 @@ def test_a_run_with_a_teacher_records_it_and_resumes_without_repeating_it(tmp_pa
     summary = json.loads((run / "summary.json").read_text())
     kick = summary["kickstart"]
     assert kick["teacher"] == "optimal" and kick["states"] >= 300 and 0 <= kick["agreement"] <= 1
+    assert 0 < summary["kickstart_seconds"] < summary["wall_seconds"]  # the run's time includes it, and says so
+    assert "(kickstart " in capsys.readouterr().out
     load_agent("tenthousand", run / "policy", seed=0)
     # Running the command again with a larger budget resumes: the kickstart is not done twice.
     state = json.loads((run / "resume" / "state.json").read_text())

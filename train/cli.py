@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = train(args)
     last = summary["evaluations"][-1] if summary["evaluations"] else {}
-    print(f"trained {summary['timesteps']} steps in {summary['wall_seconds']:.0f} s, "
+    kick = f" (kickstart {summary['kickstart_seconds']:.0f} s of them)" if summary["kickstart_seconds"] else ""
+    print(f"trained {summary['timesteps']} steps in {summary['wall_seconds']:.0f} s{kick}, "
           f"{summary['cpu_seconds']:.0f} CPU s "
           f"({summary['steps_per_second']:.0f} steps/s; env {summary['env_share']:.0%}, "
           f"PPO updates {summary['update_share']:.0%})")

@@ -285,7 +285,8 @@ def train(args: Args) -> dict:
 
         t0, c0 = time.perf_counter(), time.process_time()
         state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
-        state["wall_seconds"] += time.perf_counter() - t0
+        state["kickstart_seconds"] = time.perf_counter() - t0
+        state["wall_seconds"] += state["kickstart_seconds"]
         state["cpu_seconds"] = state.get("cpu_seconds", 0.0) + time.process_time() - c0
         model.save(str(resume_dir / "model.zip"))
         venv.save(str(resume_dir / "vecnormalize.pkl"))
@@ -408,7 +409,9 @@ def train(args: Args) -> dict:
         # This process's CPU time (all its threads): the figure that does not depend on the load
         # of a shared machine; with one torch thread and DummyVecEnv it is about one core's time.
         "cpu_seconds": state.get("cpu_seconds", math.nan),
+        # Steps per second of the whole run, the kickstart included (its share: kickstart_seconds).
         "steps_per_second": model.num_timesteps / wall if wall else math.nan,
+        "kickstart_seconds": state.get("kickstart_seconds", 0.0),
         "env_share": state["env_seconds"] / wall if wall else math.nan,
         "update_share": state["update_seconds"] / wall if wall else math.nan,
         "policy": str(run / "policy"),
