@@ -273,6 +273,11 @@ def _run(argv: list[str]) -> int:
         raise ValueError(f"{args.command} needs a game: {', '.join(GAMES)} (run `dice-envs {args.command} --help`)")
     from dice_envs.options import parse_game_options
 
+    if args.command == "play" and args.opponents is not None and rest and not rest[0].startswith("-"):
+        # `--opponents honest doubter`: the second word would otherwise be read as a game option
+        raise ValueError(f"--opponents takes one SPEC, played at every other seat; got {args.opponents!r} and "
+                         f"then {rest[0]!r} (to rank several agents against each other: dice-envs match or "
+                         "tournament)")  # fmt: skip
     options = parse_game_options(args.game, rest)
     if args.command == "play":
         from dice_envs.play import play

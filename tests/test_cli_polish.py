@@ -288,3 +288,10 @@ def test_tenthousand_logs_the_score_line_of_a_bust():
         "player_1 rolled ⚀ ⚀ ⚀ ⚁ ⚂ ⚃  (111234)",
     ]
     assert raw.game_state.player == 1
+
+
+def test_play_with_two_opponent_specs_says_it_takes_one(capsys):
+    """``play --opponents honest doubter`` named 'doubter' a bad game option; it is a second SPEC."""
+    assert cli.main(["play", "meyer", "--opponents", "honest", "doubter"]) == 2
+    err = _err(capsys)
+    assert "--opponents takes one SPEC" in err and "'doubter'" in err and "game option" not in err
