@@ -38,36 +38,38 @@ def _bootstrap(text: str) -> int:
     return value
 
 
-def _check_writable_dir(directory: str, what: str) -> None:
-    """Refuse (``ValueError``) a directory that is missing or where no file can be created.
+def _check_writable(path: str, what: str) -> None:
+    """Refuse (``ValueError``) an output path that cannot be made: its nearest existing ancestor is
+    not a directory, or no file can be created in it (missing directories below it are made later,
+    by the writer, as before).
 
     The check creates and removes a temporary file, as permission bits do not tell (root, read-only
     mounts, ``/proc``).
     """
-    if not os.path.isdir(directory):
-        raise ValueError(f"{what}: the directory {directory} does not exist (create it first)")
+    ancestor = os.path.abspath(path)
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise ValueError(f"{what}: {ancestor} is a file, not a directory")
     try:
-        fd, probe = tempfile.mkstemp(dir=directory, prefix=".dice-envs-probe-")
+        fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".dice-envs-probe-")
     except OSError as exc:
-        raise ValueError(f"{what}: cannot write in {directory} ({exc.strerror or exc})") from None
+        raise ValueError(f"{what}: cannot write in {ancestor} ({exc.strerror or exc})") from None
     os.close(fd)
     os.remove(probe)
 
 
-def check_output_paths(db: str | None, report: str | None, default_db: bool = False) -> None:
-    """Check ``--db`` and ``--report`` before any game is played (``ValueError`` naming the flag).
-
-    ``--report DIR`` is created if missing, so DIR, or else its parent directory, must exist and be
-    writable. A new ``--db`` file needs an existing, writable directory; only the default store's
-    directory (``results/``) is created.
+def check_output_paths(db: str | None, report: str | None) -> None:
+    """Check ``--db`` and ``--report`` before any game is played (``ValueError`` naming the flag):
+    ``--report`` must be a directory or not exist yet, and each must be writable where it will be
+    made (missing directories are created).
     """
     if report is not None:
         if os.path.exists(report) and not os.path.isdir(report):
             raise ValueError(f"--report {report} is a file; give a directory for the report's files")
-        target = report if os.path.isdir(report) else os.path.dirname(os.path.abspath(report))
-        _check_writable_dir(target, f"--report {report}")
-    if db is not None and not default_db and not os.path.exists(db):
-        _check_writable_dir(os.path.dirname(os.path.abspath(db)), f"--db {db}")
+        _check_writable(report, f"--report {report}")
+    if db is not None and not os.path.exists(db):
+        _check_writable(os.path.dirname(os.path.abspath(db)), f"--db {db}")
 
 
 def tournament_parser() -> argparse.ArgumentParser:
@@ -94,13 +96,12 @@ def tournament_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=whole_number("a seed", 0), default=0, help="tournament seed (default 0)")
     parser.add_argument(
         "--db", default=None, metavar="PATH",
-        help=f"SQLite results store (default {DEFAULT_DB}); games it holds are not played again; "
-        "a new file's directory must exist",
+        help=f"SQLite results store (default {DEFAULT_DB}); games it holds are not played again",
     )  # fmt: skip
     parser.add_argument("--no-db", action="store_true", help="keep no results store")
     parser.add_argument(
         "--report", default=None, metavar="DIR",
-        help="write CSV, JSON and PNG files here (created if missing; its parent directory must exist)",
+        help="write CSV, JSON and PNG files here (created if missing)",
     )  # fmt: skip
     parser.add_argument(
         "--workers", type=whole_number("the number of workers", 1), default=None, metavar="K",
@@ -152,7 +153,7 @@ def tournament_main(argv: list[str]) -> int:
     if args.address and args.backend != "ray":
         raise ValueError("--address names a Ray cluster: give it with --backend ray")
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
-    check_output_paths(db, args.report, default_db=args.db is None)  # before any game is played
+    check_output_paths(db, args.report)  # before any game is played
     result = run_tournament(
         args.game,
         args.agents,

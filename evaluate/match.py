@@ -100,6 +100,11 @@ def _not_key_value(word: str, name: str, body: str, part: str) -> str:
     "--agents: 'stop_at' in 'heuristic:stop_at' is not KEY=VALUE: ... needs a value, as heuristic:stop_at=VALUE"
     >>> _not_key_value("heuristic:random", "heuristic", "random", "random")  # doctest: +ELLIPSIS
     "--agents: 'random' in 'heuristic:random' is not KEY=VALUE; ... as its own word: --agents heuristic random"
+
+    A value after a comma (a tuple written bare) is told to take parentheses:
+
+    >>> _not_key_value("heuristic:stop_at=8,5", "heuristic", "stop_at=8,5", "5")  # doctest: +ELLIPSIS
+    "--agents: '5' in 'heuristic:stop_at=8,5' is not KEY=VALUE; ... in parentheses: heuristic:stop_at=(8,5) ..."
     """
     from agents import AGENTS
 
@@ -107,6 +112,18 @@ def _not_key_value(word: str, name: str, body: str, part: str) -> str:
     before = body[: body.index(part)].rstrip(",")
     head = f"{name}:{before}" if before.strip() else name
     agent_names = {agent for table in AGENTS.values() for agent in table}
+    last_key, eq, last_value = before.rpartition(",")[2].partition("=")
+    if eq and not key.isidentifier():  # `stop_at=8,5`: the rest of a value, cut at its commas
+        rest = []
+        for piece in body[len(before) + 1 :].split(","):
+            if "=" in piece:
+                break
+            rest.append(piece.strip())
+        return (
+            f"--agents: {key!r} in {word!r} is not KEY=VALUE; a SPEC's commas separate its parameters, so a "
+            f"value with commas goes in parentheses: {name}:{before[: len(before) - len(last_value)]}"
+            f"({','.join([last_value, *rest])}) (quoted in a shell)"
+        )
     if key in agent_names or any(c in key for c in "/\\"):  # another agent (or a checkpoint path)
         return (
             f"--agents: {key!r} in {word!r} is not KEY=VALUE; a SPEC's commas separate its parameters, "

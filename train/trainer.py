@@ -411,7 +411,8 @@ def train(args: Args) -> dict:
         "cpu_seconds": state.get("cpu_seconds", math.nan),
         # Steps per second of the whole run, the kickstart included (its share: kickstart_seconds).
         "steps_per_second": model.num_timesteps / wall if wall else math.nan,
-        "kickstart_seconds": state.get("kickstart_seconds", 0.0),
+        # (None: a run that kickstarted before this figure was kept, then resumed)
+        "kickstart_seconds": state.get("kickstart_seconds", None if state.get("kickstart") else 0.0),
         "env_share": state["env_seconds"] / wall if wall else math.nan,
         "update_share": state["update_seconds"] / wall if wall else math.nan,
         "policy": str(run / "policy"),

@@ -144,11 +144,11 @@ class SingleAgentView(gymnasium.Env):
             no limit); a truncated episode pays 0.
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the engine's text of the state; it
             shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play).
+        **options: the game's options (``num_players=4``, ``preset="dk"``, ...).
 
     Raises:
         RenderModeError: another render mode (a ``ValueError`` and a ``TypeError``).
         ValueError: an unknown game, bad options, opponents or weights.
-        **options: the game's options (``num_players=4``, ``preset="dk"``, ...).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}

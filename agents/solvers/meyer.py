@@ -454,10 +454,10 @@ def solve_time(game: meyer.Game) -> str:
     return f"about {seconds / 60:.0f} min"
 
 
-def _build(game: meyer.Game, progress: bool):
+def _build(game: meyer.Game, progress: bool, bar: bool = True):
     """The solve that :func:`load_or_build` calls when the cache does not hold the tables; with
     ``progress``, it says on stderr (one line) what it solves, how long that takes and that the
-    result is kept, then shows a progress bar over the lives pairs (tqdm, when installed)."""
+    result is kept, then (with ``bar``) shows a progress bar over the lives pairs (tqdm, when installed)."""
     key = solution_options(game)
 
     def build() -> dict[str, np.ndarray]:
@@ -465,24 +465,26 @@ def _build(game: meyer.Game, progress: bool):
             lives = f"{game.lives} {'life' if game.lives == 1 else 'lives'}"
             print(f"solving two-player Meyer's equilibrium at {lives} ({_describe(game)}) once "
                   f"({solve_time(game)}; kept in the solver cache)", file=sys.stderr, flush=True)  # fmt: skip
-        return solve(key, progress=progress)
+        return solve(key, progress=progress and bar)
 
     return build
 
 
-def load_tables(options: dict | None = None, cache_dir=None, progress: bool = False, use_cache: bool = True) -> dict:
+def load_tables(options: dict | None = None, cache_dir=None, progress: bool = False, use_cache: bool = True,
+                bar: bool = True) -> dict:  # fmt: skip
     """The equilibrium tables for these options, from the cache or solved (then cached).
 
     Args:
         progress: when the tables are solved (not when they are loaded), say so on stderr in one
-            line, then show a progress bar (tqdm, when installed).
+            line, then, with ``bar``, show a progress bar (tqdm, when installed).
+        bar: the progress bar; agents leave it out (their callers' own bars and ``--quiet`` rule stderr).
     """
     game = make_game(options)
     key = solution_options(game)
     memo_key = (tuple(sorted(key.items())), str(cache_dir), use_cache)
     if memo_key in _MEMO:  # one solve per process, however many agents are built
         return _MEMO[memo_key]
-    tables = load_or_build(SOLVER, VERSION, key, _build(game, progress), cache_dir=cache_dir, use_cache=use_cache)
+    tables = load_or_build(SOLVER, VERSION, key, _build(game, progress, bar), cache_dir=cache_dir, use_cache=use_cache)
     _MEMO[memo_key] = tables
     return tables
 
@@ -519,7 +521,9 @@ class EquilibriumAgent(Agent):
             )
         super().__init__(game, seed)
         # A first use solves the tables (about 20 s at 6 lives) and says so on stderr; later ones load them.
-        self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None, progress=True)
+        # The one-line announcement of a build, without a bar: the pause is explained, and a caller's
+        # own progress (or its --quiet) keeps stderr.
+        self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None, progress=True, bar=False)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
         self._rank = np.array(game.rank)
         self._action_of_rank = np.array([meyer.FIRST_CLAIM + c for c in game.claim_of_rank])

@@ -82,8 +82,9 @@ class EndgameAgent(Agent):
         self._before = agent_spec.build(game, before, seed=seed)
         key = (game.elimination, game.max_rolls, opponent, float(self.ties))
         if key not in _TABLES:  # endgame_tables refuses max_rolls above 6 and opponents that read the totals
+            # A build is announced in one line, without bars (a caller's progress or --quiet keeps stderr).
             _TABLES[key] = sr.endgame_tables(game.elimination, game.max_rolls, "right", opponent,
-                                             float(self.ties), progress=True)  # fmt: skip
+                                             float(self.ties), progress=True, bar=False)  # fmt: skip
         t = _TABLES[key]
         E = game.elimination
         self._phases = {}

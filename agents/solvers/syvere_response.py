@@ -396,7 +396,7 @@ ENDGAME_VERSION = 1
 
 def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str = "right", opponent: str = "heuristic",
                    ties: float = 0.0, progress: bool = False, cache_dir=None,
-                   use_cache: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
+                   use_cache: bool = True, bar: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
     """The best response's values in the 2- and 3-player phases, for an agent that plays them.
 
     The phases do not depend on how many players the game began with, so one table serves every
@@ -404,7 +404,8 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
     elimination 77, 2-3 minutes to build on 2 cores).
 
     Args:
-        progress: when the tables are built, say so on stderr, with a progress bar per phase (tqdm).
+        progress: when the tables are built, say so on stderr, then (with ``bar``) show a progress bar per
+            phase (tqdm).
 
     Returns:
         ``R2, G2, R3, G3``: the round-start and stage values of each phase (see
@@ -424,8 +425,8 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
             print(f"solving Syvere's 2- and 3-player best response against {opponent} at elimination "
                   f"{game.elimination} once (2-3 minutes at 77; kept in the solver cache)", file=sys.stderr)  # fmt: skip
         tables, PL, PS, pol = _models(game, opponent, None)
-        lower, stages, _ = _phases(game, 3, ties, PL, PS, pol, tables, _bar_factory(progress), maximise_upto=3,
-                                   keep_stages=True)  # fmt: skip
+        lower, stages, _ = _phases(game, 3, ties, PL, PS, pol, tables, _bar_factory(progress and bar),
+                                   maximise_upto=3, keep_stages=True)  # fmt: skip
         return {f"{k}{A}": v for A in (2, 3) for k, v in (("R", lower[A][0]), ("G", stages[A]))}
 
     from agents.solvers import cache

@@ -419,7 +419,8 @@ def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol:
     lo = np.zeros((FO, FO, K, K, N, N))
     hi = np.ones((FO, FO, K, K, N, N))
     T = N  # the target, shifted
-    desc = f"solving {game.preset} target {game.target} (floor {floor}; sweeps to a gap of {tol:.0e}, 10-15 so far)"
+    desc = (f"solving {game.preset} target {game.target} (floor {floor}; sweeps to a gap of {tol:.0e}, "
+            "10-15 in past solves)")
     # No total: the number of sweeps is not known ahead (MAX_SWEEPS is only a safeguard), and a bar
     # out of MAX_SWEEPS would promise an hour-long wait for a solve of 10-15 sweeps.
     bar = _progress(None, desc, progress, unit="sweep")

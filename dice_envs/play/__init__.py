@@ -63,8 +63,8 @@ def play(
         options: the game's options (``num_players`` among them).
         seat: the person's seat.
         opponents: a SPEC (``NAME``, ``NAME:KEY=VALUE,...`` or a checkpoint path) for the
-            agent that plays every other seat; by default the game's strongest built-in agent
-            (``agents.BEST``).
+            agent that plays every other seat; by default the game's hand-written opponent
+            (``agents.BEST``: ``heuristic``, or ``doubter`` in Meyer).
         seed: seeds the dice and the opponents.
         read, write: input and output (tests pass their own).
 
