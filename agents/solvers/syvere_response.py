@@ -31,12 +31,12 @@ as lost, a lower bound; 1: counted as won, an upper bound), so with 3 or 4 playe
 as the pair of bounds from two solves; with 2 players both solves give the exact value.
 
 Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6.3 GB of
-float32 (6.30 GB resident, measured), and 66-70 minutes on 2 cores (3963 s for the 4-player phase,
+float32 (6.30 GB resident, measured), and 63-70 minutes on 2 cores (3963 s for the 4-player phase,
 partly shared); 2 and 3 players take seconds to a few minutes.
 
 Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at least
-0.300614 (``--ties 0``; by first starter 0.3200, 0.3066, 0.2940, 0.2819) and at most 0.3088 (``--ties 1``,
-from a solve that counted the 2-player ties as won too, before that phase was exact); with 3 players at
+0.300614 (``--ties 0``; by first starter 0.3200, 0.3066, 0.2940, 0.2819) and at most 0.304905 (``--ties 1``;
+0.3241, 0.3108, 0.2984, 0.2863; 3794 s, 6.33 GB resident); with 3 players at
 least 0.400331 and at most 0.401715, with 2 players exactly 0.588157. ``optimal:starter_weight=3/4`` wins
 exactly 0.575528 with 2 players, at least 0.388406 with 3, and at least 0.395419 with 3 when it plays the
 best response once 2 are left (``--endgame 2``).
