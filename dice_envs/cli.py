@@ -110,17 +110,6 @@ def whole_number(what: str, low: int, high: int | None = None) -> Callable[[str]
 _seed = whole_number("a seed", 0)
 
 
-class _VersionAction(argparse.Action):
-    """``--version``: print ``dice-envs VERSION`` on stdout and exit 0 (the version is read only then)."""
-
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} {version()}")
-        parser.exit(0)
-
-
 class Parser(argparse.ArgumentParser):
     """argparse with `dice-envs` messages: errors exit 2 with one line, no usage dump."""
 
@@ -152,7 +141,8 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action=_VersionAction, help="print the version of dice-envs and exit")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                        help="print the version of dice-envs and exit")  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     raw = argparse.RawDescriptionHelpFormatter
 

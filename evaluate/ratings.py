@@ -237,9 +237,13 @@ class Leaderboard:
         """A row's rating interval as text, ``-`` when there is none (``bootstrap=0``)."""
         return f"[{row.rating_low:.1f}, {row.rating_high:.1f}]" if self.bootstrap > 0 else "-"
 
+    def overlaps_next(self, row: Row) -> bool:
+        """Whether a row's rating interval overlaps the next one's (never without intervals)."""
+        return self.bootstrap > 0 and not row.separated
+
     def overlaps(self) -> bool:
-        """Whether some row's rating interval overlaps the next one's (never without intervals)."""
-        return self.bootstrap > 0 and not all(r.separated for r in self.rows)
+        """Whether some row's rating interval overlaps the next one's."""
+        return any(self.overlaps_next(r) for r in self.rows)
 
     def text(self) -> str:
         """A plain-text table (the leaderboard without rich)."""
@@ -248,7 +252,7 @@ class Leaderboard:
             f"{'win rate':>8} {'Wilson 95%':>15} {'mean return':>11}"
         ]
         for k, r in enumerate(self.rows, 1):
-            mark = "" if r.separated or self.bootstrap == 0 else "  ~ next"
+            mark = "  ~ next" if self.overlaps_next(r) else ""
             lines.append(
                 f"{k:>2} {r.label:<28} {r.rating:>8.1f} {self.rating_interval(r):>19} "
                 f"{r.games:>6} {r.win_rate:>8.3f} {f'[{r.win_low:.3f}, {r.win_high:.3f}]':>15} "

@@ -62,7 +62,7 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
             r.label,
             f"{r.rating:.1f}",
             lb.rating_interval(r),
-            "" if r.separated or lb.bootstrap == 0 else "≈",
+            "≈" if lb.overlaps_next(r) else "",
             str(r.games),
             f"{r.win_rate:.3f}",
             f"[{r.win_low:.3f}, {r.win_high:.3f}]",

@@ -499,9 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"--env-runners must be >= 0, got {ns.env_runners}")
     if ns.envs < 1:
         raise ValueError(f"--envs must be >= 1, got {ns.envs}")
-    if ns.batch < MINIBATCH:
-        raise ValueError(f"--batch must be a whole number >= {MINIBATCH} (one PPO minibatch of env steps), "
-                         f"got {ns.batch}")
+    # train() checks --timesteps, --batch and --seed before Ray starts
     summary = train(ns.game, options, timesteps=ns.timesteps, seed=ns.seed, run_dir=ns.run_dir, hidden=hidden,
                     env_runners=ns.env_runners, envs=ns.envs, batch=ns.batch, address=ns.address, progress=not ns.no_progress)
     print(f"trained {summary['timesteps']} env steps in {summary['wall_seconds']:.0f} s "

@@ -520,9 +520,8 @@ class EquilibriumAgent(Agent):
                 f"that claim had to beat, history slot 1), got history={game.history}"
             )
         super().__init__(game, seed)
-        # A first use solves the tables (about 20 s at 6 lives) and says so on stderr; later ones load them.
-        # The one-line announcement of a build, without a bar: the pause is explained, and a caller's
-        # own progress (or its --quiet) keeps stderr.
+        # A first use solves the tables (about 20 s at 6 lives) and says so on stderr in one line, without a
+        # bar (a caller's own progress, or its --quiet, keeps stderr); later uses load them.
         self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None, progress=True, bar=False)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
         self._rank = np.array(game.rank)
