@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` (the main job) and `make test` (the test suite).
-# Both create the virtual environment in .venv on first use and reuse it afterwards; each
-# installs what it needs (the tests need no torch).
+# Both create the virtual environment in .venv on first use and reuse it afterwards, with the
+# same extras installed (the tests train tiny runs, so they need torch too).
 
 PYTHON ?= python3
 VENV ?= .venv

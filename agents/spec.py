@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dice_envs.extras import missing_package
 from dice_envs.options import declared_types, parse_value, type_name
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -46,13 +47,7 @@ def resolve_entry(game_name: str, name: str, entry: Any) -> type:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        missing = exc.name or module_name
-        if module_name == missing or module_name.startswith(missing + "."):
-            why = f"its module {module_name} is missing from this installation"
-        else:
-            extra = "train" if missing.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib", "safetensors") else "solve"
-            why = f"it needs the package {missing.split('.')[0]!r} (pip install 'dice-envs[{extra}]')"
-        raise ValueError(f"agent {name!r} for {game_name} is not available: {why}") from None
+        raise missing_package(exc, f"agent {name!r} for {game_name}") from None
     try:
         return getattr(module, class_name)
     except AttributeError:
@@ -199,9 +194,12 @@ def build(game, spec: str, seed: int | None = None, **params):
     if isinstance(name, Path):
         if params:
             raise ValueError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
-        from agents.checkpoint import load_agent
+        try:
+            from agents.checkpoint import load_agent
 
-        return load_agent(game, name, seed=seed)
+            return load_agent(game, name, seed=seed)
+        except ModuleNotFoundError as exc:  # torch or safetensors: the [train] extra
+            raise missing_package(exc, f"checkpoint {str(name)!r}") from None
     registered, entry = lookup(game.name, name)
     cls = resolve_entry(game.name, registered, entry)
     merged = {**spec_params, **params}
@@ -211,7 +209,10 @@ def build(game, spec: str, seed: int | None = None, **params):
     if unknown:
         listed = ", ".join(parameter_types(game.name, registered)) or "none"
         raise ValueError(f"agent {registered!r} has no parameter {unknown[0]!r}; its parameters: {listed}")
-    return cls(game, seed=seed, **merged)
+    try:
+        return cls(game, seed=seed, **merged)
+    except ModuleNotFoundError as exc:  # a package the agent imports only when it is built
+        raise missing_package(exc, f"agent {registered!r} for {game.name}") from None
 
 
 __all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label"]

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Callable
 
+from dice_envs.extras import EXTRA_OF, NotInstalled, install_hint, missing_package
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
@@ -223,10 +224,8 @@ def _dispatch(command: str, words: list[str]) -> int:
             raise CommandUnavailable(
                 f"`dice-envs {command}` is not available in this installation (module {module_name} is missing)"
             ) from None
-        raise CommandUnavailable(
-            f"`dice-envs {command}` needs the package {missing.split('.')[0]!r}: "
-            f"pip install 'dice-envs[{extra}]'"
-        ) from None
+        hint = install_hint(missing) if missing.split(".")[0] in EXTRA_OF else f"pip install 'dice-envs[{extra}]'"
+        raise CommandUnavailable(f"`dice-envs {command}` needs the package {missing.split('.')[0]!r}: {hint}") from None
     run = getattr(module, function, None)
     if run is None:
         raise CommandUnavailable(f"`dice-envs {command}` is not available yet ({module_name}.{function} is missing)")
@@ -300,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     Every subcommand runs under this one handler: a ``ValueError`` (bad input) prints
     ``dice-envs: <message>`` and gives 2, Ctrl-C gives 130, a closed output pipe gives 141
     quietly, and an ``OverflowError`` or ``MemoryError`` (a value too large to use) gives 2 with
-    a message, so no traceback reaches the user for anything they typed.
+    a message, so no traceback reaches the user for anything they typed. A package the command
+    needs but this installation lacks gives 1 and the ``pip install`` that brings it.
     """
     return run_guarded(_run, sys.argv[1:] if argv is None else argv)
 
@@ -316,6 +316,13 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
         return command(argv)
     except SystemExit as exc:  # argparse's own exits (help: 0, bad usage: 2), here or in a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except NotInstalled as exc:  # a ValueError, but an installation problem rather than bad usage
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:  # an optional package imported only once it was needed
+        what = f"`{prog} {argv[0]}`" if argv and argv[0] in _commands() else "this command"
+        print(f"{prog}: {missing_package(exc, what)}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2

@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 from dice_envs.cli import Parser, whole_number
+from dice_envs.extras import install_hint, missing_package
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
@@ -141,9 +142,9 @@ def tournament_main(argv: list[str]) -> int:
     Raises:
         ValueError: a bad SPEC, game option, results store or count, with a clear message.
     """
-    from dice_envs.options import parse_game_options
+    from dice_envs.options import option_defaults, parse_game_options
     from evaluate.ratings import leaderboard
-    from evaluate.report import print_leaderboard, report_json, write_report
+    from evaluate.report import pictures_available, print_leaderboard, report_json, write_report
     from evaluate.tournament import run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
@@ -154,6 +155,15 @@ def tournament_main(argv: list[str]) -> int:
         raise ValueError("--address names a Ray cluster: give it with --backend ray")
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
     check_output_paths(db, args.report)  # before any game is played
+    table = args.num_players or options.get("num_players") or option_defaults(args.game)["num_players"]
+    if table > 2:  # rated with openskill: refuse before any game rather than after them all
+        try:
+            import openskill  # noqa: F401
+        except ModuleNotFoundError as exc:
+            raise missing_package(exc, f"rating {table}-player tables (Plackett-Luce)") from None
+    if args.report and not pictures_available():
+        print(f"dice-envs tournament: the report will have no pictures, as matplotlib is not installed "
+              f"({install_hint('matplotlib')})", file=sys.stderr)  # fmt: skip
     result = run_tournament(
         args.game,
         args.agents,

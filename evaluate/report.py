@@ -228,6 +228,15 @@ def figure_size(kind: str, num_entrants: int) -> tuple[float, float]:
     raise ValueError(f"unknown picture {kind!r}")
 
 
+def pictures_available() -> bool:
+    """Whether matplotlib (the ``[report]`` extra) is installed, so a report can have its pictures."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _pyplot():
     import matplotlib
 
@@ -334,10 +343,12 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
         game: the engine (needed for Meyer's bluffing profiles; built from the result if omitted).
 
     Returns:
-        The paths written.
+        The paths written: the pictures only where matplotlib is installed
+        (:func:`pictures_available`), the CSV and JSON files always.
     """
     from evaluate.tournament import build_game
 
+    pictures = pictures_available()
     os.makedirs(directory, exist_ok=True)
     written = []
     path = os.path.join(directory, "leaderboard.csv")
@@ -383,15 +394,17 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
                     for key in sorted(den):
                         out.writerow([p.label, measure, key, num.get(key, 0), den[key], f"{num.get(key, 0) / den[key]:.5f}"])
         written.append(path)
-        written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png")))
+        if pictures:
+            written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png")))
 
     path = os.path.join(directory, "report.json")
     with open(path, "w") as handle:
         json.dump(report_json(result, lb, profiles), handle, indent=1, default=_json_default)
     written.append(path)
-    title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
-    written.append(plot_head_to_head(lb, os.path.join(directory, "head_to_head.png"), ""))
-    written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), title))
+    if pictures:
+        title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
+        written.append(plot_head_to_head(lb, os.path.join(directory, "head_to_head.png"), ""))
+        written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), title))
     return written
 
 
