@@ -36,7 +36,7 @@ from evaluate.stats import Z95, mean_ci, wilson
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 PRIOR_TIES = 1.0  # virtual tied games per pair of entrants that met
 ORDERS = 20  # game orders the Plackett-Luce rating is averaged over
-#: The fewest bootstrap replicas ``dice-envs tournament --bootstrap`` takes for a 95% interval: each
+#: The fewest bootstrap replicas `leaderboard` and ``--bootstrap`` take for a 95% interval: each
 #: 2.5% tail then holds at least one replica (0 is taken too, and leaves the intervals out).
 MIN_BOOTSTRAP = 40
 NO_INTERVALS = "no rating intervals (bootstrap 0)"
@@ -291,9 +291,14 @@ def leaderboard(
             (two seats: Bradley-Terry).
 
     Raises:
-        ValueError: no games, or a game seating an unknown entrant.
+        ValueError: no games, a game seating an unknown entrant, or ``bootstrap`` neither 0 nor at
+            least :data:`MIN_BOOTSTRAP` (fewer leave the 2.5% tails of the interval empty).
     """
     labels = list(labels)
+    if bootstrap < 0 or 0 < bootstrap < MIN_BOOTSTRAP:
+        raise ValueError(
+            f"bootstrap={bootstrap}: give 0 (no rating intervals) or at least {MIN_BOOTSTRAP} replicas for a 95% interval"
+        )
     if not records:
         raise ValueError("a leaderboard needs at least one game")
     index = {label: k for k, label in enumerate(labels)}

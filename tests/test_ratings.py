@@ -136,6 +136,11 @@ def test_leaderboard_refuses_bad_input():
         leaderboard(["a", "b"], [record(("a", "z"), 0, 0, (1, -1))])
     with pytest.raises(ValueError, match="two-player"):
         leaderboard(["a", "b", "c"], [record(("a", "b", "c"), 0, 0, (1, -0.5, -0.5))], method="bradley-terry")
+    games = [record(("a", "b"), 0, 0, (1, -1))]
+    for replicas in (-1, 1, 39):  # as `--bootstrap` on the command line
+        with pytest.raises(ValueError, match=f"bootstrap={replicas}: give 0 .* or at least 40"):
+            leaderboard(["a", "b"], games, bootstrap=replicas)
+    assert leaderboard(["a", "b"], games, bootstrap=0).rows[0].rating_low == leaderboard(["a", "b"], games, bootstrap=0).rows[0].rating
 
 
 def test_elo_scale_constant():

@@ -57,7 +57,7 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
 
 def test_a_game_without_bluffing_has_no_bluffing_files(tmp_path):
     result = run_tournament("syvere", ["heuristic", "random", "random"], games=2, num_players=3, workers=1, progress=False)
-    lb = leaderboard(result.labels, result.records, bootstrap=20)
+    lb = leaderboard(result.labels, result.records, bootstrap=40)
     names = sorted(os.path.basename(p) for p in write_report(str(tmp_path), result, lb))
     assert "bluffing.png" not in names and "ratings.png" in names
     assert png_shape(str(tmp_path / "head_to_head.png")) == expected_shape("head_to_head", 3)
@@ -128,7 +128,7 @@ def test_terminal_leaderboard_and_json_line(tmp_path, capsys):
 
 
 def test_print_leaderboard_marks_overlapping_neighbours(meyer_result):
-    lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=30)
+    lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=40)
     buffer = io.StringIO()
     print_leaderboard(lb, "title", file=buffer)
     text = buffer.getvalue()

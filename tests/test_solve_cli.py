@@ -132,3 +132,13 @@ def test_command_line_entry_points(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "dice_envs", "solve", "syvere", "--roll-limit", "9"],
                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
     assert bad.returncode == 2 and bad.stderr.startswith("dice-envs:") and "roll-limit" in bad.stderr
+
+
+@pytest.mark.parametrize("cap", ["10", "0", "-50", "75"])
+def test_a_bad_cap_is_refused_before_the_solve_starts(capsys, tmp_path, cap):
+    from dice_envs.cli import main
+
+    assert main(["solve", "tenthousand", "--cap", cap, "--cache-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"dice-envs: --cap must be a positive multiple of 50 points, got {cap}\n"  # no bar before it
+    assert not list(tmp_path.iterdir())

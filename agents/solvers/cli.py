@@ -209,6 +209,8 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
     cap = tts.DEFAULT_CAP if args.cap is None else args.cap
     if args.banked % tts.STEP:
         raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {args.banked}")
+    if cap < tts.STEP or cap % tts.STEP:  # before the bar starts
+        raise ValueError(f"--cap must be a positive multiple of {tts.STEP} points, got {cap}")
     bar = None
     report = None
     try:
