@@ -13,11 +13,11 @@ and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 
+from dice_envs import strict_json
 from dice_envs.cli import Parser, whole_number
 from dice_envs.extras import install_hint, missing_package
 from dice_envs.registry import ENVS
@@ -198,7 +198,7 @@ def tournament_main(argv: list[str]) -> int:
         print(f"report: {', '.join(written)}", file=sys.stderr if args.json else out)
     if args.json:
         data = report_json(result, lb)
-        print(json.dumps(data, default=float), file=out)
+        print(strict_json.dumps(data, default=float), file=out)
     return 0
 
 

@@ -41,6 +41,7 @@ import tempfile
 import time
 from typing import Callable, Sequence
 
+from dice_envs import strict_json
 from evaluate.tournament import GameRecord, GameTask, Progress
 
 #: What to install for ``--backend ray``.
@@ -383,7 +384,6 @@ def _bench_line(f: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m evaluate.ray_backend GAME --agents SPEC... --games N [--workers 1 2]``: the benchmark."""
     import argparse
-    import json
 
     from dice_envs.options import parse_game_options
 
@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or any(w < 1 for w in args.workers):
         raise ValueError("--games and --workers must be whole numbers >= 1")
     figures = bench(args.game, args.agents, args.games, args.seed, options, args.workers, args.address)
-    print(json.dumps(figures))
+    print(strict_json.dumps(figures))
     return 0
 
 

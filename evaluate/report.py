@@ -19,11 +19,12 @@ report can be written without a display and its pictures compared between runs.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
+
+from dice_envs import strict_json
 
 DPI = 100
 
@@ -399,7 +400,7 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
 
     path = os.path.join(directory, "report.json")
     with open(path, "w") as handle:
-        json.dump(report_json(result, lb, profiles), handle, indent=1, default=_json_default)
+        handle.write(strict_json.dumps(report_json(result, lb, profiles), indent=1, default=_json_default))
     written.append(path)
     if pictures:
         title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"

@@ -35,8 +35,9 @@ def run_without(packages, *args, cwd=None):
 
 
 def test_every_optional_package_of_pyproject_has_its_extra():
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
     for extra, requirements in project["optional-dependencies"].items():

@@ -14,11 +14,11 @@ also takes a built-in or solver agent's SPEC, to measure a peer on the same deal
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 from agents.checkpoint import load_agent
+from dice_envs import strict_json
 from train.config import RECIPES
 from train.evaluation import play_against
 
@@ -56,7 +56,7 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
         check_compatible(agent.policy.meta, engine, agent.policy.path)
     options = dict(agent.policy.meta["options"]) if not options else options
     results = _play_each(game, options, agent, game, opponents, deals, seed, progress, {"greedy": greedy})
-    print(json.dumps({"checkpoint": checkpoint, "results": results}))
+    print(strict_json.dumps({"checkpoint": checkpoint, "results": results}))
     return results
 
 
@@ -67,7 +67,7 @@ def _benchmark_spec(game, options, spec, opponents, deals, seed, progress) -> li
     options = dict(options or RECIPES[game]["options"])
     agent = make_agent(env_module(game).raw_env(**options).game, spec, seed=seed)
     results = _play_each(game, options, agent, f"{game}: {spec}", opponents, deals, seed, progress, {})
-    print(json.dumps({"agent": spec, "results": results}))
+    print(strict_json.dumps({"agent": spec, "results": results}))
     return results
 
 

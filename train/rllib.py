@@ -43,14 +43,14 @@ again continues from it; trusted only as the user's own run, never loaded by an 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from dice_envs import strict_json
 
 #: Half-width of the clip the checkpoint's normalisation records; scaled observations lie in [-1, 1].
 CLIP = 5.0
@@ -424,7 +424,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         }
         path = export_module(module, engine, run / "final", norm, training=summary)
         summary["policy"] = str(path)
-        (run / "summary.json").write_text(json.dumps(summary, indent=1))
+        (run / "summary.json").write_text(strict_json.dumps(summary, indent=1))
         algo.stop()
         return summary
     finally:

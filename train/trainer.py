@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.checkpoint import Policy, TrainedAgent, save_checkpoint
+from dice_envs import strict_json
 from train.config import Args
 from train.evaluation import play_against
 from train.view import SingleAgentView
@@ -170,7 +171,7 @@ def _check_args(args: Args) -> None:
 
 def _write_json(path: Path, data) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=float))
+    tmp.write_text(strict_json.dumps(data, indent=1, default=float))
     os.replace(tmp, path)
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import resource
 import sys
 import tempfile
@@ -36,6 +35,8 @@ import tracemalloc
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable
+
+from dice_envs import strict_json
 
 GAMES = ("syvere", "tenthousand", "meyer")
 
@@ -362,5 +363,5 @@ def main(argv: list[str] | None = None) -> int:
         summary["bench"] = figures
     if args.json:
         data = {key: value for key, value in summary.items() if key != "lines"}
-        print(json.dumps(data, default=str))
+        print(strict_json.dumps(data, default=str))
     return 0
