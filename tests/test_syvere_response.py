@@ -77,6 +77,13 @@ def test_an_agent_that_reads_the_totals_is_refused():
         sr.turn_table(game, StandingsReader(game))
 
 
+def test_a_random_opponent_is_refused_as_not_deterministic():
+    # It ignores the standings; what the solver cannot take is a decision drawn at random.
+    game = syvere.Game(num_players=2)
+    with pytest.raises(ValueError, match=r"RandomAgent\(\) is not deterministic: it stops with probability 0.5"):
+        sr.turn_table(game, game_agent(game, "random"))
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="num_players must be 2..4"):
         sr.solve(5, elimination=E)

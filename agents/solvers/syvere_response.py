@@ -116,9 +116,10 @@ def turn_table(game: syvere.Game, agent, probes: int = 3, seed: int = 0) -> np.n
     is ``stop[k, sum, made, limit, starter]`` (1 = stop).
 
     Raises:
-        ValueError: the agent decides differently for two sets of dice with the same count and sum,
-            or for the same dice under other totals (``probes`` random standings): the solver's
-            opponents and fixed policies must ignore both.
+        ValueError: the agent draws its decision at random (its ``action_probabilities`` are not
+            0 or 1), decides differently for two sets of dice with the same count and sum, or for
+            the same dice under other totals (``probes`` random standings): the solver's opponents
+            and fixed policies must be deterministic and ignore both.
     """
     M = game.max_rolls
     table = np.zeros((7, MAX_SCORE + 1, M + 1, M + 1, 2), np.int8)
@@ -133,6 +134,15 @@ def turn_table(game: syvere.Game, agent, probes: int = 3, seed: int = 0) -> np.n
         for limit in range(2, M + 1):
             for starter in ((False, True) if limit == M else (False,)):
                 for made in range(1, limit):
+                    probabilities = np.asarray(
+                        agent.action_probabilities(_observation(game, remaining, made, limit, starter, standings[0]), mask)
+                    )
+                    if not np.all((probabilities == 0) | (probabilities == 1)):
+                        raise ValueError(
+                            f"{agent!r} is not deterministic: it stops with probability "
+                            f"{float(probabilities[syvere.STOP]):.3g} (dice {remaining}, roll {made} of {limit}); "
+                            "the solver needs opponents and policies that choose one action in each situation"
+                        )
                     answers = {int(agent.act(_observation(game, remaining, made, limit, starter, totals), mask))
                                for totals in standings}  # fmt: skip
                     if len(answers) > 1:
@@ -293,7 +303,8 @@ def solve(num_players: int = 4, elimination: int = 77, max_rolls: int = 3, next_
     Args:
         num_players: 2..4.
         elimination, max_rolls, next_starter: the game's options (SY-11).
-        opponent: an agent SPEC whose decisions ignore the totals (``heuristic``, ``optimal``, ...).
+        opponent: an agent SPEC that is deterministic and whose decisions ignore the totals
+            (``heuristic``, ``optimal``, ...; not ``random``).
         policy: ``None`` for the best response; else an agent SPEC of the same kind, evaluated.
         ties: 0 or 1, the value of the end-of-round cases the solver does not keep (a lower or an
             upper bound).
