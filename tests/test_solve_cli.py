@@ -142,3 +142,18 @@ def test_a_bad_cap_is_refused_before_the_solve_starts(capsys, tmp_path, cap):
     err = capsys.readouterr().err
     assert err == f"dice-envs: --cap must be a positive multiple of 50 points, got {cap}\n"  # no bar before it
     assert not list(tmp_path.iterdir())
+
+
+def test_points_banked_without_opened_is_refused(capsys, tmp_path):
+    from dice_envs.cli import main
+
+    # TT-7: only a bank opens, so a positive banked total means the player has opened ...
+    assert main(["solve", "tenthousand", "--preset", "dk", "--banked", "9500", "--cache-dir", str(tmp_path)]) == 2
+    assert "--banked 9500 without --opened: a player with points banked has opened (TT-7); add --opened" in capsys.readouterr().err
+    # ... while a total below zero (TT-9e bust penalties) can come first, and without an opening
+    # threshold there is nothing to open.
+    words = ["--json", "--no-progress", "--cache-dir", str(tmp_path)]
+    assert main(["solve", "tenthousand", "--preset", "farkle", "--banked", "-500", *words]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["banked"] == -500
+    assert main(["solve", "tenthousand", "--preset", "dk", "--opening", "0", "--banked", "500", *words]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["opened"] is False
