@@ -16,6 +16,7 @@ import numpy as np
 import pettingzoo
 
 import dice_envs  # noqa: F401  (registers the envs)
+from dice_envs.extras import NotInstalled
 from dice_envs.registry import ENVS
 
 PEERS = ("classic/tictactoe-v3", "classic/connect_four-v3")
@@ -58,7 +59,7 @@ def run(steps: int = 50_000, rounds: int = 5, configs=None, write=print) -> list
     try:
         import pygame  # noqa: F401  (PettingZoo's classic envs need it)
     except ImportError:
-        raise ValueError(
+        raise NotInstalled(
             "the bench compares with PettingZoo's tictactoe_v3, which needs pygame-ce: "
             "pip install 'dice-envs[dev]'"
         ) from None

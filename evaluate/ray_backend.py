@@ -29,7 +29,8 @@ the end; with one (``ray://host:10001``, ``host:6379`` or ``auto``) the driver j
 cluster and ``workers`` defaults to its CPU count.
 
 Ray is an optional dependency (the ``[ray]`` extra); :func:`require_ray` turns its absence into
-a :class:`RayUnavailable` (a ``ValueError``: ``dice-envs`` prints it and exits with status 2).
+a :class:`RayUnavailable` (a :class:`~dice_envs.extras.NotInstalled`: ``dice-envs`` prints it and
+exits with status 1).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import time
 from typing import Callable, Sequence
 
 from dice_envs import strict_json
+from dice_envs.extras import NotInstalled
 from evaluate.tournament import GameRecord, GameTask, Progress
 
 #: What to install for ``--backend ray``.
@@ -52,18 +54,16 @@ DEFAULT_MAX_RETRIES = 3
 IN_FLIGHT_PER_ACTOR = 2
 
 
-class RayUnavailable(ValueError):
+class RayUnavailable(NotInstalled):
     """Ray (the ``[ray]`` extra) is not installed."""
 
 
-def require_ray():
-    """Import Ray, or raise :class:`RayUnavailable` saying which extra to install."""
+def require_ray(what: str = "--backend ray"):
+    """Import Ray, or raise :class:`RayUnavailable` saying that ``what`` needs the ``[ray]`` extra."""
     try:
         import ray
     except ImportError as exc:
-        raise RayUnavailable(
-            f"--backend ray needs Ray, which is not installed ({exc}): {INSTALL_HINT}"
-        ) from None
+        raise RayUnavailable(f"{what} needs Ray, which is not installed ({exc}): {INSTALL_HINT}") from None
     return ray
 
 

@@ -128,3 +128,22 @@ def test_a_tournament_of_four_player_tables_without_openskill_refuses_before_any
     proc = run_without(["openskill"], "tournament", "syvere", "--agents", "heuristic", "random", "--games", "2", "--no-db")
     assert proc.returncode == 0, proc.stderr
     assert "heuristic" in proc.stdout
+
+
+def test_bench_without_pygame_names_the_dev_extra():
+    proc = run_without(["pygame"], "bench", "--steps", "10", "--rounds", "1")
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "dice-envs: the bench compares with PettingZoo's tictactoe_v3, which needs pygame-ce: pip install 'dice-envs[dev]'\n"
+    )
+
+
+@pytest.mark.parametrize("progress", [[], ["--no-progress"]])
+def test_evaluating_a_built_in_agent_needs_no_extra(progress):
+    # `train --evaluate` of a registered agent plays games only: no torch, and no tqdm (then no bar).
+    proc = run_without(
+        ["torch", "tqdm", "safetensors"], "train", "syvere", "--evaluate", "optimal", "--opponents", "heuristic",
+        "--deals", "5", *progress,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "syvere: optimal vs heuristic: win rate" in proc.stdout

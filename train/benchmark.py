@@ -73,14 +73,19 @@ def _benchmark_spec(game, options, spec, opponents, deals, seed, progress) -> li
 
 def _play_each(game, options, agent, label, opponents, deals, seed, progress, extra) -> list[dict]:
     """``agent`` against each opponent (the recipe's baselines if none): a line each, and the results."""
-    from tqdm import tqdm
-
+    if progress:
+        try:
+            from tqdm import tqdm
+        except ModuleNotFoundError:  # evaluating a built-in agent needs no extra: then no bar
+            progress = False
     results = []
     for opponent in list(opponents or RECIPES[game]["baselines"]):
         start = time.perf_counter()
-        total = deals * agent.game.num_players
-        with tqdm(total=total, desc=f"vs {opponent}", unit="game", disable=not progress) as bar:
-            res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
+        if progress:
+            with tqdm(total=deals * agent.game.num_players, desc=f"vs {opponent}", unit="game") as bar:
+                res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
+        else:
+            res = play_against(agent.act, game, options, opponent, deals, seed)
         seconds = time.perf_counter() - start
         rate, low, high = res.interval()
         print(f"{label} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "

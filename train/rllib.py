@@ -345,7 +345,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     """
     from evaluate.ray_backend import require_ray
 
-    ray = require_ray()
+    ray = require_ray("training with RLlib (--backend rllib)")
     options = dict(options or {})
     if isinstance(timesteps, bool) or not isinstance(timesteps, int) or timesteps < 1:
         raise ValueError(f"--timesteps must be a whole number >= 1, got {timesteps!r}")
