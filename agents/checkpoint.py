@@ -225,9 +225,6 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     Raises:
         ValueError: naming what is wrong (see the module docstring).
     """
-    from safetensors import SafetensorError
-    from safetensors.numpy import load
-
     path = checkpoint_dir(path)
     meta_file, weights_file = path / META_FILE, path / WEIGHTS_FILE
     if not path.exists():
@@ -251,6 +248,9 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     for key in ("game", "options", "observation_layout_version", "architecture", "normalization", "weights_sha256"):
         if key not in meta:
             raise _fail(path, f"{META_FILE} lacks {key!r}")
+    from safetensors import SafetensorError  # the [train] extra; imported once the files look right
+    from safetensors.numpy import load
+
     blob = weights_file.read_bytes()
     if hashlib.sha256(blob).hexdigest() != meta["weights_sha256"]:
         raise _fail(

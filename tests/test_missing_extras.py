@@ -8,10 +8,13 @@ the command line in a subprocess in which the named packages cannot be imported.
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from dice_envs.extras import EXTRA_OF, NotInstalled, install_hint, missing_package
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BLOCKER = """
 import sys, importlib.abc
@@ -35,7 +38,7 @@ def run_without(packages, *args, cwd=None):
 
 
 def test_every_optional_package_of_pyproject_has_its_extra():
-    from pathlib import Path
+
 
     import tomllib
 
@@ -147,3 +150,15 @@ def test_evaluating_a_built_in_agent_needs_no_extra(progress):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "syvere: optimal vs heuristic: win rate" in proc.stdout
+
+
+def test_a_checkpoint_path_is_checked_before_safetensors_is_needed(tmp_path):
+    proc = run_without(["safetensors"], "match", "meyer", "--agents", str(tmp_path / "nope"), "honest", "--games", "2")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"dice-envs: checkpoint '{tmp_path / 'nope'}': no such file or directory"
+    proc = run_without(["safetensors"], "play", "meyer", "--opponents", "agents/trained/meyer", cwd=ROOT)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        "dice-envs: checkpoint 'agents/trained/meyer' needs the package 'safetensors', which is not installed: "
+        "pip install 'dice-envs[train]'"
+    )
