@@ -31,18 +31,21 @@ DPI = 100
 
 # -- the terminal -------------------------------------------------------------------------------
 def print_leaderboard(lb, title: str = "", file=None) -> None:
-    """Print the leaderboard: a rich table if rich is installed, else plain text.
+    """Print the leaderboard: a rich table on a terminal if rich is installed, else plain text.
 
-    A row marked ``≈`` has a rating interval that overlaps the next row's: the two are not
-    separated by this tournament.
+    A row marked ``≈`` (``~ next`` in plain text) has a rating interval that overlaps the next
+    row's: the two are not separated by this tournament. Output to a file or a pipe is plain text,
+    so logs hold no box drawing and no lines wrapped to a terminal's width.
     """
     import sys
 
     file = file or sys.stdout
     try:
+        if not file.isatty():
+            raise ImportError("not a terminal: plain text")
         from rich.console import Console
         from rich.table import Table
-    except ImportError:
+    except (ImportError, AttributeError, ValueError):  # no rich, not a terminal, or a closed file
         if title:
             print(title, file=file)
         print(lb.text(), file=file)

@@ -127,10 +127,21 @@ def test_terminal_leaderboard_and_json_line(tmp_path, capsys):
     assert data["games_total"] == 6 and data["games_played_now"] == 0
 
 
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
 def test_print_leaderboard_marks_overlapping_neighbours(meyer_result):
+    pytest.importorskip("rich")
     lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=40)
-    buffer = io.StringIO()
-    print_leaderboard(lb, "title", file=buffer)
-    text = buffer.getvalue()
+    overlapping = not all(r.separated for r in lb.rows[:-1])
+    terminal = Terminal()
+    print_leaderboard(lb, "title", file=terminal)  # rich's table on a terminal ...
+    text = terminal.getvalue()
     assert all(label in text for label in meyer_result.labels)
-    assert ("≈" in text) == (not all(r.separated for r in lb.rows[:-1]))
+    assert ("≈" in text) == overlapping and "┃" in text
+    log = io.StringIO()
+    print_leaderboard(lb, "title", file=log)  # ... plain text in a file or a pipe
+    assert log.getvalue() == f"title\n{lb.text()}\n"
+    assert ("~ next" in log.getvalue()) == overlapping and "┃" not in log.getvalue()
