@@ -138,7 +138,7 @@ def _match_epilog() -> str:
 def _build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="dice-envs",
-        description="Nordic dice games for reinforcement learning: play, match, bench, solve, train, tournament.",
+        description="Nordic dice games for reinforcement learning: play, match, bench, solve, train, tournament, replay.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -173,8 +173,8 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SPEC",
         help="one SPEC per seat, as separate words (random honest bluffer:lie_probability=0.3); "
-        "a comma list of bare names (heuristic,random) also works. Default: the game's best agent "
-        "against random",
+        "a comma list of bare names (heuristic,random) also works. Default: play's opponent "
+        "(heuristic; doubter for meyer) against random",
     )
     p_match.add_argument(
         "--games",

@@ -276,7 +276,7 @@ def plot_head_to_head(lb, path: str, title: str = "") -> str:
     ax.set_yticks(range(n), lb.labels)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    ax.set_title(title or "head to head: share of games the row finished ahead (95% Wilson)")
+    ax.set_title(title or "head to head:\nshare of games the row finished ahead (95% Wilson)")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)

@@ -52,7 +52,8 @@ DICE_MODES = ("common", "independent")
 
 # -- entrants -----------------------------------------------------------------------------------
 def base_label(game_name: str, spec: str) -> str:
-    """A readable label for one SPEC: the SPEC without spaces, a checkpoint by its directory's name.
+    """A readable label for one SPEC: the SPEC without spaces, a checkpoint by its directory's name
+    (a training run's ``RUN/policy`` by the run's name).
 
     Raises:
         ValueError: the SPEC cannot be read (an unknown agent lists the game's agents).

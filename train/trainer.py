@@ -313,7 +313,10 @@ def train(args: Args) -> dict:
             times["rollout_end"] = time.perf_counter()
 
         def _on_step(self) -> bool:
-            bar.update(self.training_env.num_envs)
+            steps = self.training_env.num_envs
+            if bar.n + steps > bar.total:  # PPO trains whole rollouts, so a run can pass --timesteps
+                bar.total = bar.n + steps
+            bar.update(steps)
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
                 if done and "learner_return" in info:
                     kinds = {("pool" if i is not None and i >= n_baselines else args.baselines[i])
