@@ -292,3 +292,13 @@ def test_cli_summary(cache_dir):
     assert out["error_bound"] < 1e-15 and out["peak_memory_mib"] > 0
     with pytest.raises(ValueError, match="num_players"):
         tw.cli_summary({"preset": "no", "num_players": 4}, cache_dir=cache_dir, progress=False)
+
+
+def test_the_agent_announces_a_first_solve_in_one_line_and_a_cached_one_not_at_all(tmp_path, capsys):
+    game = tw.make_game({"preset": "dk", "target": 500})
+    tw.WinProbAgent(game, cache_dir=str(tmp_path))
+    err = capsys.readouterr().err
+    assert err.startswith("winprob: solving two-player 10 000 (dk, target 500) for the chance of winning once (")
+    assert err.count("\n") == 1 and "\r" not in err  # no bar: a match's own bar and --quiet rule stderr
+    tw.WinProbAgent(game, cache_dir=str(tmp_path))
+    assert capsys.readouterr().err == ""
