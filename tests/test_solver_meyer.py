@@ -211,11 +211,31 @@ def test_cli_summary(cache):
     assert out["seconds"] >= 0 and out["table_mib"] > 0 and out["max_rss_mib"] > 0
 
 
+def test_claims_off_the_equilibrium_path_are_marked(cache):
+    # Their doubt probabilities are the linear programme's pick, not predictions (a review asked).
+    game = make_game({"lives": 1})
+    rules = Rules(game)
+    b = game.rank[meyer.claim_index("54")]
+    made = solver.load_tables({"lives": 1}, cache_dir=cache)["claim"][0, 0, b + 1].T @ rules.p
+    expected = {meyer.CLAIM_NAMES[game.claim_of_rank[y]] for y in rules.legal[b] if made[y] < solver.OFF_PATH}
+    *_, doubts, note = solver.describe_level({"lives": 1}, beat="54", cache_dir=cache)
+    entries = [entry.split()[0] for entry in doubts.split(": ", 1)[1].split(", ")]
+    assert {e.rstrip("*") for e in entries if e.endswith("*")} == expected and expected
+    assert note == "  " + solver.OFF_PATH_NOTE
+    summary = solver.cli_summary({"lives": 1}, cache_dir=cache, progress=False)["lines"]
+    first = next(line for line in summary if line.startswith("P(doubt) of a round's first claim"))
+    start = solver.load_tables({"lives": 1}, cache_dir=cache)["claim"][0, 0, 0].T @ rules.p
+    for entry in first.split(": ", 1)[1].split(", "):
+        name = entry.split()[0]
+        y = game.rank[meyer.claim_index(name.rstrip("*"))]
+        assert name.endswith("*") == (start[y] < solver.OFF_PATH), entry
+
+
 def test_describe_level(cache):
     lines = solver.describe_level({"lives": 1}, beat="54", cache_dir=cache)
     # over 54 the responder doubts every claim, so the roller's value is P(dice >= 54) - P(below)
     assert lines[0].endswith(f"{(22 - 14) / 36:+.6f}")
-    assert len(lines) == 1 + meyer.NUM_CLAIMS + 1
+    assert len(lines) == 1 + meyer.NUM_CLAIMS + 2  # a line per dice, the doubts, the off-path note
     with pytest.raises(ValueError, match="lives"):
         solver.describe_level({"lives": 1}, lives=(2, 1), cache_dir=cache)
     with pytest.raises(ValueError, match="nothing can be claimed"):

@@ -68,6 +68,11 @@ from dice_envs.games import meyer
 VERSION = 1
 SOLVER = "meyer_equilibrium"
 NUM_RANKS = meyer.NUM_CLAIMS
+#: A claim made with less probability than this is off the equilibrium's path: its doubt
+#: probability need only keep the claim unprofitable, so other values may do as well.
+OFF_PATH = 1e-9
+OFF_PATH_NOTE = ("* never claimed here in equilibrium: its P(doubt) need only keep that claim unprofitable, "
+                 "so it may not be unique (the linear programme's pick)")
 TOP = NUM_RANKS - 1  # the rank of 21 (Meyer) in every variant
 FIXED_POINT_TOLERANCE = 1e-12
 #: The options that change the solution (``end``, ``first_starter`` and ``history`` do not).
@@ -605,12 +610,16 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "first claim of a round (starter's equilibrium, most likely): "
         + ", ".join(f"{n} {p:.3f}" for n, (_, p) in zip(names, top))
     )
+    made = dict(first)
     doubted = [
-        f"{meyer.CLAIM_NAMES[game.claim_of_rank[y]]} {tables['doubt'][L - 1, L - 1, 0, y, 0]:.2f}"
+        f"{meyer.CLAIM_NAMES[game.claim_of_rank[y]]}{'*' if made[y] < OFF_PATH else ''} "
+        f"{tables['doubt'][L - 1, L - 1, 0, y, 0]:.2f}"
         for y in range(NUM_RANKS - 1, -1, -1)
         if tables["doubt"][L - 1, L - 1, 0, y, 0] > 1e-9
     ]
     lines.append("P(doubt) of a round's first claim: " + (", ".join(doubted) if doubted else "never doubted"))
+    if any("*" in d for d in doubted):
+        lines.append(f"  {OFF_PATH_NOTE}")
     if L > 1:
         lines.append(f"value of a round's starter by lives (own, opponent's): 1v1 {value[0, 0, 0]:+.6f}, "
                      f"{L}v1 {value[L - 1, 0, 0]:+.6f}, 1v{L} {value[0, L - 1, 0]:+.6f}")
@@ -667,8 +676,12 @@ def describe_level(options: dict | None = None, lives: tuple[int, int] | None = 
         if tables["reroll"][k + (d,)] > 5e-4:
             row.append(f"reroll {tables['reroll'][k + (d,)]:.3f}")
         lines.append(f"  dice {name[d]}: " + ", ".join(row[::-1]))
-    doubts = [f"{name[y]} {tables['doubt'][k + (y, 0)]:.3f}" for y in range(NUM_RANKS - 1, -1, -1) if y in Rules(game).legal[b]]
+    made = tables["claim"][k].T @ Rules(game).p  # P(claim y) over the roller's dice (seen, not blind)
+    doubts = [f"{name[y]}{'*' if made[y] < OFF_PATH else ''} {tables['doubt'][k + (y, 0)]:.3f}"
+              for y in range(NUM_RANKS - 1, -1, -1) if y in Rules(game).legal[b]]  # fmt: skip
     lines.append("  P(doubt) by claim: " + ", ".join(doubts))
+    if any("*" in d for d in doubts):
+        lines.append(f"  {OFF_PATH_NOTE}")
     return lines
 
 
