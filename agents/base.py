@@ -29,6 +29,8 @@ Example:
     1
 """
 
+import inspect
+
 import numpy as np
 
 from dice_envs.games.base import Game
@@ -124,7 +126,14 @@ class Agent:
         legal_of(action_mask, type(self).__name__)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        """The class and the parameters its constructor took (those it keeps under their own names)."""
+        shown = []
+        for name, parameter in inspect.signature(type(self).__init__).parameters.items():
+            if name in ("self", "game", "seed") or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if name in vars(self):
+                shown.append(f"{name}={vars(self)[name]!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
 class DeterministicAgent(Agent):

@@ -178,3 +178,9 @@ def test_a_spec_ending_in_a_colon_with_no_parameter_is_refused():
 
     with pytest.raises(ValueError, match="ends with ':' but sets no parameter"):
         parse_spec("syvere", "random:")
+
+
+def test_an_agents_repr_shows_what_its_spec_set():
+    # From the constructor's parameters it keeps under their own names: what a SPEC built is visible.
+    assert repr(make_agent(syvere.Game(), "heuristic:stop_at=(8,5)")) == "SyvereHeuristic(stop_at=(8, 5), starter_margin=1)"
+    assert repr(make_agent(syvere.Game(), "random")) == "RandomAgent()"
