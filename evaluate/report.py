@@ -388,6 +388,8 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
         with open(path, "w", newline="") as handle:
             out = csv.writer(handle)
             out.writerow(["agent", "measure", "claim", "count", "of", "rate"])
+            # Claims in the game's order, lowest first (a round's opening, "start", before them all).
+            order = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
             for p in profiles.values():
                 for measure, num, den in (
                     ("lie_rate_by_claim_to_beat", p.lies_by_beat, p.claims_by_beat),
@@ -395,7 +397,7 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
                     ("doubt_accuracy_by_claim", p.correct_doubts_by_claim, p.doubts_by_claim),
                     ("believed_lie_rate_by_claim", p.believed_lies_by_claim, p.believes_by_claim),
                 ):
-                    for key in sorted(den):
+                    for key in sorted(den, key=lambda claim: (order.get(claim, len(order)), claim)):
                         out.writerow([p.label, measure, key, num.get(key, 0), den[key], f"{num.get(key, 0) / den[key]:.5f}"])
         written.append(path)
         if pictures:

@@ -53,6 +53,13 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["games_total"] == 24 and set(data["ratings"]) == {"doubter", "honest", "bluffer"}
     assert set(data["bluffing"]) == {"doubter", "honest", "bluffer"}
+    with open(tmp_path / "bluffing.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    ladder = ["start", *(meyer.CLAIM_NAMES[c] for c in reversed(meyer.Game().ranking))]  # lowest claim first
+    for agent in ("doubter", "honest", "bluffer"):
+        for measure in {r["measure"] for r in rows}:
+            claims = [r["claim"] for r in rows if r["agent"] == agent and r["measure"] == measure]
+            assert claims == sorted(claims, key=ladder.index), (agent, measure, claims)
 
 
 def test_a_game_without_bluffing_has_no_bluffing_files(tmp_path):
