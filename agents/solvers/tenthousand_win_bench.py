@@ -24,8 +24,6 @@ import time
 
 import numpy as np
 
-from agents.solvers import tenthousand_win as tw
-
 
 def _opponent(name: str, game):
     if name == "optimal":
@@ -69,6 +67,8 @@ def _options(args) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agents.solvers import tenthousand_win as tw  # numba: the [solve] extra (named if it is missing)
+
     parser = argparse.ArgumentParser(prog="python -m agents.solvers.tenthousand_win_bench", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=("solve", "match"))
     parser.add_argument("--preset", default="dk", choices=("dk", "no", "farkle"))
@@ -114,4 +114,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from dice_envs.cli import run_guarded
+
+    sys.exit(run_guarded(main, sys.argv[1:], prog="python -m agents.solvers.tenthousand_win_bench"))
