@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from dice_envs.games.base import Game
 
 FORMAT = "dice-envs-policy"
 #: The checkpoint format version this module writes; it reads only the versions in ``_READABLE``.
@@ -193,7 +194,8 @@ class Policy:
         """The observation as the network sees it (VecNormalize's transform, if the run used one)."""
         x = np.asarray(observation, dtype=np.float64)
         if self._mean is not None:
-            x = np.clip((x - self._mean) * self._scale, -self._clip, self._clip)
+            # _scale is set together with _mean; no check added to the per-step path.
+            x = np.clip((x - self._mean) * self._scale, -self._clip, self._clip)  # type: ignore[operator]
         return x.astype(np.float32)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -277,7 +279,7 @@ def _check_architecture(path: Path, meta: dict, tensors: dict[str, np.ndarray]) 
     if activation not in ACTIVATIONS:
         raise _fail(path, f"unknown activation {activation!r}")
     sizes = [obs_dim, *hidden]
-    expected = {}
+    expected: dict[str, tuple[int, ...]] = {}
     for i in range(len(hidden)):
         expected[f"pi.{i}.weight"] = (sizes[i + 1], sizes[i])
         expected[f"pi.{i}.bias"] = (sizes[i + 1],)
@@ -355,13 +357,15 @@ class TrainedAgent(Agent):
 
     name = "trained"
 
-    def __init__(self, game, seed: int | None = None, path: str | None = None, greedy: bool = True):
+    def __init__(self, game: Game, seed: int | None = None, path: str | None = None, greedy: bool = True):
         super().__init__(game, seed=seed)
-        if path is None:
-            path = TRAINED_DIR / game.name
-            if not (path / META_FILE).is_file():
-                raise ValueError(f"no trained checkpoint ships for {game.name!r} (looked in {path})")
-        self.policy = Policy(path)
+        # ``path`` keeps its SPEC type (str | None): the shipped directory gets a local of its own.
+        where: str | Path | None = path
+        if where is None:
+            where = TRAINED_DIR / game.name
+            if not (where / META_FILE).is_file():
+                raise ValueError(f"no trained checkpoint ships for {game.name!r} (looked in {where})")
+        self.policy = Policy(where)
         check_compatible(self.policy.meta, game, self.policy.path)
         self.greedy = bool(greedy)
 

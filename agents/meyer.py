@@ -37,7 +37,8 @@ def _fraction(name: str, value, low: Fraction = Fraction(0), high: Fraction = Fr
         raise ValueError(f"{name} must be a number in {low}..{high}, got {value!r}")
     if isinstance(value, (float, np.floating)) and not np.isfinite(value):
         raise ValueError(f"{name} must be a number in {low}..{high}, got {value!r}")
-    frac = Fraction(value).limit_denominator(10**9) if isinstance(value, (float, np.floating)) else Fraction(value)
+    # numpy scalars are float / numbers.Rational at run time; the stubs of Fraction do not say so.
+    frac = Fraction(value).limit_denominator(10**9) if isinstance(value, (float, np.floating)) else Fraction(value)  # type: ignore[arg-type]
     if not low <= frac <= high:
         raise ValueError(f"{name} must be in {low}..{high}, got {value!r}")
     return frac
@@ -60,6 +61,7 @@ class MeyerAgent(Agent):
     """
 
     name = "meyer"
+    game: meyer.Game
 
     def __init__(self, game: meyer.Game, seed: int | None = None, reroll: bool = True):
         if getattr(game, "name", None) != "meyer":

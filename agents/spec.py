@@ -25,17 +25,20 @@ import inspect
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dice_envs.extras import missing_package
 from dice_envs.options import declared_types, parse_value, type_name
+
+if TYPE_CHECKING:
+    from agents.base import Agent
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 #: Parameters a SPEC never sets: the game is the command's, the seed is given separately.
 _RESERVED = ("game", "seed")
 
 
-def resolve_entry(game_name: str, name: str, entry: Any) -> type:
+def resolve_entry(game_name: str, name: str, entry: Any) -> type[Agent]:
     """The agent class of a registry entry: a class, or a lazy ``"module:Class"`` string.
 
     Raises:

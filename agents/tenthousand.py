@@ -18,6 +18,8 @@ from dice_envs.games import tenthousand as tt
 class _TenThousandAgent(DeterministicAgent):
     """Shared decoding of the observation and the options of the current roll."""
 
+    game: tt.Game
+
     def __init__(self, game: tt.Game, seed: int | None = None):
         super().__init__(game, seed)
         if not isinstance(game, tt.Game):

@@ -16,7 +16,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Callable
+from typing import Callable, cast
 
 from dice_envs.extras import EXTRA_OF, NotInstalled, install_hint, missing_package
 from dice_envs.registry import ENVS
@@ -250,7 +250,10 @@ def _run(argv: list[str]) -> int:
 
         bench.run(steps=args.steps, rounds=args.rounds)
         return 0
-    sub_parser = parser._subparsers._group_actions[0].choices[args.command]  # the play/match parser
+    subparsers = parser._subparsers
+    assert subparsers is not None  # _build_parser added the subcommands
+    commands = cast("argparse._SubParsersAction[argparse.ArgumentParser]", subparsers._group_actions[0])
+    sub_parser = commands.choices[args.command]  # the play/match parser
     if args.command == "match":
         sub_parser.epilog = _match_epilog()
     if args.help:

@@ -169,7 +169,7 @@ class DiceGameEnv(AECEnv):
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # Games whose every roll is public do not override chance_seen_by: skip the call.
         self._public_chance = type(self.game).chance_seen_by is Game.chance_seen_by
-        self.game_state = None
+        self.game_state: Any = None  # the engine's state; None before reset()
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
 
@@ -314,7 +314,7 @@ class DiceGameEnv(AECEnv):
         public = self._public_chance
         while k := game.num_dice_to_roll(state):
             seen_by = None if public else game.chance_seen_by(state)
-            roll = self._dice.roll(k)
+            roll = self._dice.roll(k)  # type: ignore[union-attr]  # set by reset(); a hot path, no assert
             before, state = state, game.apply_chance(state, roll)
             event = ("chance", roll, seen_by)
             self.history.append(event)
@@ -391,6 +391,11 @@ def _forward(name: str) -> property:
 
 class _DirectBookkeeping:
     """Mixin for a PettingZoo wrapper: the AEC bookkeeping read from the unwrapped env directly."""
+
+    # Declared for the type checker only: the wrapper class this is mixed into provides them
+    # (agent_selection as one of the forwarding properties set up below).
+    agent_selection: Any
+    observe: Any
 
     def __init__(self, env, *args, **kwargs):
         self._raw = self._view = env.unwrapped

@@ -29,6 +29,7 @@ EXTRA_OF: dict[str, str] = {
     "pytest": "dev",
     "hypothesis": "dev",
     "pygame": "dev",
+    "mypy": "dev",
 }
 
 #: The packages of dice-envs itself: one of these missing means a broken installation.

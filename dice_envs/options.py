@@ -117,12 +117,12 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
         if not stripped.isascii():
             raise wrong
         try:
-            value = float(stripped)
+            number = float(stripped)
         except ValueError:
             raise wrong from None
-        if not math.isfinite(value):
+        if not math.isfinite(number):
             raise ValueError(f"{what} must be a finite number, got {text!r}")
-        return value
+        return number
     if kind is Fraction:
         if not _FRACTION.fullmatch(stripped):
             raise wrong
@@ -175,7 +175,8 @@ def declared_types(function, defaults_from=None) -> dict[str, Any]:
 def _type_of_value(value: Any) -> Any:
     if isinstance(value, tuple):
         items = {type(v) for v in value}
-        return tuple[items.pop(), ...] if len(items) == 1 else tuple
+        # A type built at run time (tuple[int, ...] for a tuple of ints), not an annotation.
+        return tuple[items.pop(), ...] if len(items) == 1 else tuple  # type: ignore[misc]
     return type(value)
 
 

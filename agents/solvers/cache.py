@@ -75,7 +75,8 @@ def save(solver: str, version: int, options: dict, table: dict[str, np.ndarray],
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{_KEY: np.array(cache_key(solver, version, options))}, **table)
+            # numpy's stubs fear a key named allow_pickle in **table; the keys are array names.
+            np.savez(f, **{_KEY: np.array(cache_key(solver, version, options))}, **table)  # type: ignore[arg-type]
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -118,8 +118,8 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
         "  rolls left   " + " ".join(f"{k} dice" for k in range(1, sy.NUM_DICE + 1)),
     ]
     for r in range(1, limit):
-        row = " ".join(f"{solution.stop_threshold(k, r):>6d}" for k in range(1, sy.NUM_DICE + 1))
-        lines.append(f"  {r:>10d}   {row}")
+        cells = " ".join(f"{solution.stop_threshold(k, r):>6d}" for k in range(1, sy.NUM_DICE + 1))
+        lines.append(f"  {r:>10d}   {cells}")
     tradeoff = sy.starter_tradeoff(limit)
     margin = sy.starter_tradeoff(limit, weight=1)
     lines.append(f"starter's trade-off (SY-6), limit {limit}: the starter's rolls are the others' limit")
@@ -133,11 +133,12 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
     plans = sy.planned_limits(limit)
     margin_plans = sy.planned_limits(limit, weight=1)
     lines.append("  expected scores: starter / each other player / margin")
-    for label, rows in (("turn-optimal", plans), ("margin (w=1)", margin_plans)):
-        for row in rows:
+    for label, plan_rows in (("turn-optimal", plans), ("margin (w=1)", margin_plans)):
+        for plan_row in plan_rows:
             lines.append(
-                f"  {label:<14} at most {row.plan} roll(s): {float(row.starter_score):.4f} / "
-                f"{float(row.others_score):.4f} / {float(row.others_score - row.starter_score):+.4f}"
+                f"  {label:<14} at most {plan_row.plan} roll(s): {float(plan_row.starter_score):.4f} / "
+                f"{float(plan_row.others_score):.4f} / "
+                f"{float(plan_row.others_score - plan_row.starter_score):+.4f}"
             )
     path = cache.cache_path(sy.SOLVER, sy.VERSION, {"max_rolls": game.max_rolls}, cache_dir)
     lines.append(f"table: {path}")

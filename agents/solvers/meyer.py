@@ -182,6 +182,14 @@ class LevelSolution:
 
     __slots__ = ("value", "claim", "reroll", "blind_claim", "doubt", "loop", "claims_b")
 
+    value: float
+    claim: np.ndarray
+    reroll: np.ndarray
+    blind_claim: np.ndarray
+    doubt: np.ndarray
+    loop: float
+    claims_b: float
+
 
 def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe: np.ndarray) -> LevelSolution:
     """Solve one level by HiGHS.

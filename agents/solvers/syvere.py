@@ -211,7 +211,7 @@ def _rolls_made(k: int, made: int, limit: int, weight: Fraction | None) -> dict[
     return out  # cached: callers only read it
 
 
-def starter_tradeoff(max_rolls: int = 3, weight: Fraction | None = None) -> list[StarterRow]:
+def starter_tradeoff(max_rolls: int = 3, weight: Fraction | int | None = None) -> list[StarterRow]:
     """How a starter's turn ends, and the limit each ending leaves the others (SY-6).
 
     A starter that stops after fewer rolls accepts a worse hand but holds every other player of the
@@ -230,7 +230,7 @@ def starter_tradeoff(max_rolls: int = 3, weight: Fraction | None = None) -> list
     return rows
 
 
-def planned_limits(max_rolls: int = 3, weight: Fraction | None = None) -> list[LimitRow]:
+def planned_limits(max_rolls: int = 3, weight: Fraction | int | None = None) -> list[LimitRow]:
     """For a starter that caps itself at 1, 2, ... rolls: its expected score and what it leaves the others.
 
     Args:
@@ -268,7 +268,8 @@ class Solution:
     def table(self) -> dict[str, np.ndarray]:
         """The policy table as arrays (for the cache): values as exact numerator/denominator pairs."""
         ks, rs = np.arange(1, NUM_DICE + 1), np.arange(1, self.max_rolls + 1)
-        vals = [[self.roll_values[(k, r)] for r in rs] for k in ks]
+        # numpy integers hash and compare equal to the int keys.
+        vals = [[self.roll_values[(k, r)] for r in rs] for k in ks]  # type: ignore[index]
         return {
             "numerator": np.array([[v.numerator for v in row] for row in vals], dtype=np.int64),
             "denominator": np.array([[v.denominator for v in row] for row in vals], dtype=np.int64),

@@ -63,6 +63,7 @@ class EndgameAgent(Agent):
     """
 
     name = "endgame"
+    game: syvere.Game
 
     def __init__(self, game: syvere.Game, seed: int | None = None, opponent: str = "heuristic",
                  before: str = "optimal:starter_weight=3/4", ties: Fraction = Fraction(0)):  # fmt: skip

@@ -79,17 +79,19 @@ def roll_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     entries ``offs[k] .. offs[k + 1]`` belong to ``k`` dice.
     """
     offs = np.zeros(8, np.int64)
-    left, held, prob = [], [], []
+    left: list[int] = []
+    held: list[int] = []
+    prob: list[float] = []
     for k in range(1, 7):
         merged: dict[tuple[int, int], float] = {}
         for p, remaining in sv._roll_results(k):
             key = (len(remaining), sum(remaining))
             merged[key] = merged.get(key, 0.0) + float(p)
         offs[k] = len(left)
-        for (k2, s2), p in sorted(merged.items()):
+        for (k2, s2), chance in sorted(merged.items()):
             left.append(k2)
             held.append(s2)
-            prob.append(p)
+            prob.append(chance)
     offs[7] = len(left)
     return offs, np.array(left, np.int64), np.array(held, np.int64), np.array(prob, np.float64)
 

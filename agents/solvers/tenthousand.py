@@ -186,7 +186,8 @@ def build_model(game: tt.Game, opened: bool = False, banked: int = 0, cap: int =
 
 def _flat(model: TurnModel, k: int):
     """The roll entries of ``k`` dice as arrays, grouped by roll, busts left out."""
-    probs, starts, inc, nxt, cls = [], [], [], [], []
+    probs, starts, nxt, cls = [], [], [], []
+    inc: list[int] = []
     for p, entries in model.rolls[k]:
         if not entries:
             continue
@@ -392,6 +393,7 @@ class OptimalAgent(DeterministicAgent):
     """
 
     name = "optimal"
+    game: tt.Game
 
     def __init__(
         self,
@@ -460,11 +462,12 @@ class OptimalAgent(DeterministicAgent):
             need = int(round(float(np.max(observation[1:n])))) - banked
             table, bank_worth = self.lead_table(opened, banked, need)
 
-            def roll_worth(total: int, dice_: int) -> float:
+            # Positional-only, like the calls below: the same type as solution.roll_value.
+            def roll_worth(total: int, dice_: int, /) -> float:
                 u = total // STEP
                 return float(table[u, dice_]) if u < len(table) else 0.0
 
-            def bank_value(total: int) -> float:
+            def bank_value(total: int, /) -> float:
                 u = total // STEP
                 if u < len(bank_worth):
                     return float(max(bank_worth[u], 0.0))

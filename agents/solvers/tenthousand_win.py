@@ -116,7 +116,9 @@ import resource
 import sys
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -208,7 +210,7 @@ def roll_tables(game: tt.Game) -> RollTables:
     probs, opt_start, opt_v, opt_left = [], [0], [], []
     pbust = np.zeros(7)
     for n in range(1, tt.NUM_DICE + 1):
-        classes: dict[tuple, object] = {}
+        classes: dict[tuple, Fraction] = {}
         for roll, p in game.chance_outcomes(start._replace(to_roll=n)):
             choices = tuple(sorted({(value // UNIT, n - len(sel)) for sel, value in game.selections(roll)}))
             classes[choices] = classes.get(choices, 0) + p
@@ -323,12 +325,12 @@ def build(game: tt.Game, progress: bool = True) -> dict[str, np.ndarray]:
     kinds, nexts = roles(game)
     T = game.target // UNIT
     sat, Ls, D, bound = _last_turn_tables(game, rt, rules)
-    RAs, RBs = [], []
+    ra_rows, rb_rows = [], []
     for ob in (0, 1):
         ra, rb = kernel.reach_table(Ls[ob], hot, *rt.args_bust())
-        RAs.append(ra)
-        RBs.append(rb)
-    RAs, RBs = np.stack(RAs), np.stack(RBs)
+        ra_rows.append(ra)
+        rb_rows.append(rb)
+    RAs, RBs = np.stack(ra_rows), np.stack(rb_rows)
     W = np.zeros((len(kinds), T, T))
     sums = range(2 * T - 2, -1, -1)
     cycles = [_cycles_of_sum(S, T, len(kinds)) for S in sums]
@@ -337,7 +339,8 @@ def build(game: tt.Game, progress: bool = True) -> dict[str, np.ndarray]:
     worst_iter = 0
     try:
         for cyc in cycles:
-            iters = kernel.solve_cycles(
+            # numba's stubs type a kernel as Dispatcher, whose __call__ takes fewer arguments.
+            iters = kernel.solve_cycles(  # type: ignore[call-arg]
                 cyc, W, T, thr_open, thr_bank, hot, kinds, nexts, Ls, RAs, RBs, rt.maxv,
                 *rt.args_bust(), NEWTON_TOL, NEWTON_MAX_ITER,
             )
@@ -853,6 +856,7 @@ class WinProbAgent(DeterministicAgent):
     """
 
     name = "winprob"
+    game: tt.Game
 
     def __init__(self, game: tt.Game, seed: int | None = None, seat: int = -1, cache_dir: str = "",
                  floor: int = FLOOR):
@@ -905,7 +909,7 @@ class WinProbAgent(DeterministicAgent):
                     (opp - own) // UNIT, bool(obs[2]), t, v, left
                 )
             elif self._penalty:
-                roll_value, bank_value = self.solution.choice_values(
+                roll_value, bank_value = cast(PenaltySolution, self.solution).choice_values(  # _penalty
                     own // UNIT, opp // UNIT, 0, t, v, left, opened=(obs[2] > 0, obs[3] > 0),
                     busts=(int(obs[4]), int(obs[5])),
                 )

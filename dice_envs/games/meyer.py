@@ -70,7 +70,7 @@ ACTION_STRINGS = ("doubt", "believe", "reroll") + tuple(f"claim {name}" for name
 NUM_DICE = 2
 
 #: Claim index of two dice, keyed by the sorted tuple (``(4, 5)`` -> index of ``54``).
-CLAIM_OF_DICE: dict[tuple[int, int], int] = {(low, high): c for c, (high, low) in enumerate(CLAIMS)}
+CLAIM_OF_DICE: dict[tuple[int, ...], int] = {(low, high): c for c, (high, low) in enumerate(CLAIMS)}
 #: Exact chance of rolling each value with two fair dice: 2/36 for mixed values, 1/36 for pairs.
 CLAIM_PROBABILITY: tuple[Fraction, ...] = tuple(
     Fraction(1 if high == low else 2, 36) for high, low in CLAIMS
@@ -437,11 +437,12 @@ class Game(base.Game):
         lie = self.rank[CLAIM_OF_DICE[dice]] < self.rank[state.claim]
         loser = claimer if lie else doubter
         cost = self.meyer_costs if state.claim == MEYER else 1  # ME-6
-        lives = list(state.lives)
-        lost = min(cost, lives[loser])
-        lives[loser] -= lost
-        lives = tuple(lives)
-        doubt = Doubt(dice, state.claim, state.claim_blind, claimer, doubter, loser, lost)
+        left = list(state.lives)
+        lost = min(cost, left[loser])
+        left[loser] -= lost
+        lives = tuple(left)
+        # A doubted cup always holds two dice; State.cup is typed for the empty cup too.
+        doubt = Doubt(dice, state.claim, state.claim_blind, claimer, doubter, loser, lost)  # type: ignore[arg-type]
         winners = None
         if self.end == "first_out" and lives[loser] == 0:  # ME-7
             winners = tuple(s for s in range(self.num_players) if s != loser)

@@ -288,6 +288,7 @@ class Game(base.Game):
         stop, the roll limit, or every die set aside (a turn of 0 points, which changes no total)."""
         if after.turn == before.turn and after.round == before.round:
             return []  # the same turn goes on
+        assert after.last_turn is not None  # set by every turn end (_end_turn)
         seat = after.last_turn[0]
         return [(seat, before.totals[seat], after.totals[seat])]
 

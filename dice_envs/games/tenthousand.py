@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement, product
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -168,13 +168,13 @@ def _pairs_shapes(same_values_allowed: bool) -> list[Counts]:
         counts = [0] * 6
         for i in trio:
             counts[i] += 2
-        shapes.append(tuple(counts))
+        shapes.append(cast(Counts, tuple(counts)))
     return shapes
 
 
 def _sub_counts(counts) -> list[Counts]:
     """Every sub-multiset of ``counts`` (face counts), the empty one first."""
-    return list(product(*(range(c + 1) for c in counts)))
+    return cast("list[Counts]", list(product(*(range(c + 1) for c in counts))))
 
 
 def kind_value(face: int, k: int, n_of_a_kind: str) -> int:
@@ -216,7 +216,7 @@ def _scoring(straight: int, three_pairs: int, four_and_pair: bool, n_of_a_kind: 
             start = value[counts]
             for shape, k, points in shapes:
                 if size + k <= NUM_DICE:
-                    new = tuple(a + b for a, b in zip(counts, shape))
+                    new = cast(Counts, tuple(a + b for a, b in zip(counts, shape)))
                     old = value.get(new)
                     if old is None:
                         by_size[size + k].append(new)
@@ -451,12 +451,12 @@ class Game(base.Game):
     def _cache_roll(self, roll: tuple[int, ...]) -> tuple[tuple, dict, tuple[int, ...]]:
         """Enumerate a sorted roll's legal selections once: the entries, a by-action-id index and
         the roll itself (as plain ints)."""
-        entries = []
+        found = []
         for sub in _sub_counts(_counts(roll))[1:]:
             if sub in self._value:
                 index = SELECTION_INDEX[_faces(sub)]
-                entries.append((index, self._value[sub], len(roll) - sum(sub), self._combo[sub]))
-        entries = tuple(sorted(entries))
+                found.append((index, self._value[sub], len(roll) - sum(sub), self._combo[sub]))
+        entries = tuple(sorted(found))
         by_action = {}
         for entry in entries:
             by_action[2 * entry[0]] = by_action[2 * entry[0] + 1] = entry
@@ -518,6 +518,7 @@ class Game(base.Game):
             if any(reason is None for _, reason in reasons):
                 return None
             value, reason = max(reasons, key=lambda vr: vr[0])
+            assert reason is not None  # every reason is a string here: the any() above returned
             return self._explain(state, reason, value)
         sel = dice_mod.normalize(selection)
         for index, value, left, combo in entries:
