@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dice_envs.extras import missing_package
+from dice_envs.extras import raise_missing
 from dice_envs.options import declared_types, parse_value, type_name
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def resolve_entry(game_name: str, name: str, entry: Any) -> type[Agent]:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise missing_package(exc, f"agent {name!r} for {game_name}") from None
+        raise_missing(exc, f"agent {name!r} for {game_name}", own=True)
     try:
         return getattr(module, class_name)
     except AttributeError:
@@ -202,7 +202,7 @@ def build(game, spec: str, seed: int | None = None, **params):
 
             return load_agent(game, name, seed=seed)
         except ModuleNotFoundError as exc:  # torch or safetensors: the [train] extra
-            raise missing_package(exc, f"checkpoint {str(name)!r}") from None
+            raise_missing(exc, f"checkpoint {str(name)!r}")
     registered, entry = lookup(game.name, name)
     cls = resolve_entry(game.name, registered, entry)
     merged = {**spec_params, **params}
@@ -215,7 +215,7 @@ def build(game, spec: str, seed: int | None = None, **params):
     try:
         return cls(game, seed=seed, **merged)
     except ModuleNotFoundError as exc:  # a package the agent imports only when it is built
-        raise missing_package(exc, f"agent {registered!r} for {game.name}") from None
+        raise_missing(exc, f"agent {registered!r} for {game.name}")
 
 
 __all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label"]

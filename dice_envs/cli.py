@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Callable, cast
 
-from dice_envs.extras import EXTRA_OF, NotInstalled, install_hint, missing_package
+from dice_envs.extras import NotInstalled, missing_package, raise_missing
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
@@ -224,8 +224,7 @@ def _dispatch(command: str, words: list[str]) -> int:
             raise CommandUnavailable(
                 f"`dice-envs {command}` is not available in this installation (module {module_name} is missing)"
             ) from None
-        hint = install_hint(missing) if missing.split(".")[0] in EXTRA_OF else f"pip install 'dice-envs[{extra}]'"
-        raise CommandUnavailable(f"`dice-envs {command}` needs the package {missing.split('.')[0]!r}: {hint}") from None
+        raise_missing(exc, f"`dice-envs {command}`", extra=extra)  # a package it needs, or a bug
     run = getattr(module, function, None)
     if run is None:
         raise CommandUnavailable(f"`dice-envs {command}` is not available yet ({module_name}.{function} is missing)")
@@ -324,7 +323,10 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
         return 1
     except ModuleNotFoundError as exc:  # an optional package imported only once it was needed
         what = f"`{prog} {argv[0]}`" if argv and argv[0] in _commands() else "this command"
-        print(f"{prog}: {missing_package(exc, what)}", file=sys.stderr)
+        error = missing_package(exc, what)
+        if error is None:  # not a package of an extra: a bug or a broken installation, shown as it is
+            raise
+        print(f"{prog}: {error}", file=sys.stderr)
         return 1
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)

@@ -12,6 +12,9 @@ command line names the extra whenever a missing package stops a command, rather 
 
 from __future__ import annotations
 
+import importlib
+from typing import NoReturn
+
 #: Top-level import name -> the extra that installs it (pyproject.toml's optional-dependencies).
 EXTRA_OF: dict[str, str] = {
     "torch": "train",
@@ -55,13 +58,45 @@ def install_hint(module_name: str) -> str:
     return f"pip install {top}"
 
 
-def missing_package(exc: ModuleNotFoundError, what: str) -> NotInstalled:
-    """``what`` (say ``"agent 'endgame' for syvere"``) cannot run without ``exc.name``: the error to raise."""
-    name = exc.name or str(exc)
+def missing_package(
+    exc: ModuleNotFoundError, what: str, *, own: bool = False, extra: str | None = None
+) -> NotInstalled | None:
+    """The error to raise when ``what`` (say ``"agent 'endgame' for syvere"``) cannot run because
+    ``exc`` names a package that is not installed; ``None`` when ``exc`` is something else.
+
+    Only a package of an extra (:data:`EXTRA_OF`, or any package when ``extra`` names the extra
+    to suggest) that cannot be imported counts. A missing part of an installed package, or a
+    module of our own (unless ``own``: the caller imported that module by name), is a bug or a
+    broken installation, for its traceback to show.
+    """
+    name = exc.name
+    if not name:
+        return None
     top = name.split(".")[0]
     if top in OWN_PACKAGES:
+        if not own:
+            return None
         return NotInstalled(f"{what} is not available: its module {name} is missing from this installation")
-    return NotInstalled(f"{what} needs the package {top!r}, which is not installed: {install_hint(name)}")
+    if (top not in EXTRA_OF and extra is None) or _importable(top):
+        return None
+    hint = install_hint(top) if top in EXTRA_OF else f"pip install 'dice-envs[{extra}]'"
+    return NotInstalled(f"{what} needs the package {top!r}, which is not installed: {hint}")
 
 
-__all__ = ["EXTRA_OF", "OWN_PACKAGES", "NotInstalled", "install_hint", "missing_package"]
+def raise_missing(exc: ModuleNotFoundError, what: str, *, own: bool = False, extra: str | None = None) -> NoReturn:
+    """Raise :func:`missing_package`'s error for ``exc``, or ``exc`` itself when it is not one."""
+    error = missing_package(exc, what, own=own, extra=extra)
+    if error is None:
+        raise exc
+    raise error from exc
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+__all__ = ["EXTRA_OF", "OWN_PACKAGES", "NotInstalled", "install_hint", "missing_package", "raise_missing"]

@@ -19,7 +19,7 @@ import tempfile
 
 from dice_envs import strict_json
 from dice_envs.cli import Parser, whole_number
-from dice_envs.extras import install_hint, missing_package
+from dice_envs.extras import install_hint, raise_missing
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
@@ -28,14 +28,13 @@ DEFAULT_DB = os.path.join("results", "{game}.sqlite")
 
 def _bootstrap(text: str) -> int:
     """``--bootstrap``: 0 (no rating intervals) or enough replicas for a 95% interval."""
-    from evaluate.ratings import MIN_BOOTSTRAP
+    from evaluate.ratings import check_bootstrap
 
     value = whole_number("the number of bootstrap replicas", 0)(text)
-    if 0 < value < MIN_BOOTSTRAP:
-        raise argparse.ArgumentTypeError(
-            f"{value} is too few replicas for a 95% interval: give at least {MIN_BOOTSTRAP} "
-            "(then each 2.5% tail holds a replica), or 0 for no rating intervals"
-        )
+    try:
+        check_bootstrap(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return value
 
 
@@ -160,7 +159,7 @@ def tournament_main(argv: list[str]) -> int:
         try:
             import openskill  # noqa: F401
         except ModuleNotFoundError as exc:
-            raise missing_package(exc, f"rating {table}-player tables (Plackett-Luce)") from None
+            raise_missing(exc, f"rating {table}-player tables (Plackett-Luce)")
     if args.report and not pictures_available():
         print(f"dice-envs tournament: the report will have no pictures, as matplotlib is not installed "
               f"({install_hint('matplotlib')})", file=sys.stderr)  # fmt: skip

@@ -42,6 +42,15 @@ MIN_BOOTSTRAP = 40
 NO_INTERVALS = "no rating intervals (bootstrap 0)"
 
 
+def check_bootstrap(replicas: int) -> None:
+    """Refuse a number of bootstrap replicas that is neither 0 nor at least :data:`MIN_BOOTSTRAP`."""
+    if replicas < 0 or 0 < replicas < MIN_BOOTSTRAP:
+        raise ValueError(
+            f"{replicas} bootstrap replicas are too few for a 95% interval: give at least {MIN_BOOTSTRAP} "
+            "(then each 2.5% tail holds a replica), or 0 for no rating intervals"
+        )
+
+
 # -- Bradley-Terry ------------------------------------------------------------------------------
 def _bt_fit(wins: np.ndarray, iterations: int = 10_000, tol: float = 1e-10) -> np.ndarray:
     """MM fit of Bradley-Terry strengths for one or many win matrices.
@@ -295,10 +304,7 @@ def leaderboard(
             least :data:`MIN_BOOTSTRAP` (fewer leave the 2.5% tails of the interval empty).
     """
     labels = list(labels)
-    if bootstrap < 0 or 0 < bootstrap < MIN_BOOTSTRAP:
-        raise ValueError(
-            f"bootstrap={bootstrap}: give 0 (no rating intervals) or at least {MIN_BOOTSTRAP} replicas for a 95% interval"
-        )
+    check_bootstrap(bootstrap)
     if not records:
         raise ValueError("a leaderboard needs at least one game")
     index = {label: k for k, label in enumerate(labels)}

@@ -1,7 +1,8 @@
 """Tournament reports: the leaderboard in the terminal, CSV and JSON files, and pictures.
 
-:func:`print_leaderboard` draws the leaderboard with rich (plain text without it);
-:func:`write_report` writes into a directory:
+:func:`print_leaderboard` draws the leaderboard with rich on a terminal (plain text without rich,
+and in a file or a pipe); :func:`write_report` writes into a directory (the pictures only where
+matplotlib is installed):
 
 | file | what |
 |---|---|
@@ -30,6 +31,13 @@ DPI = 100
 
 
 # -- the terminal -------------------------------------------------------------------------------
+def _is_terminal(file) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed file
+        return False
+
+
 def print_leaderboard(lb, title: str = "", file=None) -> None:
     """Print the leaderboard: a rich table on a terminal if rich is installed, else plain text.
 
@@ -40,12 +48,14 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
     import sys
 
     file = file or sys.stdout
-    try:
-        if not file.isatty():
-            raise ImportError("not a terminal: plain text")
-        from rich.console import Console
-        from rich.table import Table
-    except (ImportError, AttributeError, ValueError):  # no rich, not a terminal, or a closed file
+    Console = Table = None
+    if _is_terminal(file):
+        try:
+            from rich.console import Console
+            from rich.table import Table
+        except ImportError:
+            pass
+    if Console is None or Table is None:
         if title:
             print(title, file=file)
         print(lb.text(), file=file)

@@ -336,7 +336,7 @@ def test_a_subcommand_whose_dependency_is_missing_names_the_extra(monkeypatch, t
     monkeypatch.setitem(cli.DISPATCH, "train", ("h2_needs_torch_cli", "main", "train an agent", "train"))
     assert cli.main(["train", "meyer"]) == 1
     err = capsys.readouterr().err
-    assert "`dice-envs train` needs the package 'h2_no_such_dependency': pip install 'dice-envs[train]'" in err
+    assert "`dice-envs train` needs the package 'h2_no_such_dependency', which is not installed: pip install 'dice-envs[train]'" in err
 
 
 def test_work_that_failed_after_it_started_exits_1_with_its_message(monkeypatch, capsys):

@@ -38,7 +38,10 @@ def run_without(packages, *args, cwd=None):
 
 
 def test_every_optional_package_of_pyproject_has_its_extra():
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     for extra, requirements in project["optional-dependencies"].items():
@@ -56,13 +59,38 @@ def test_the_hint_names_the_extra_or_the_package():
     assert install_hint("torch.nn") == "pip install 'dice-envs[train]'"
     assert install_hint("openskill.models") == "pip install 'dice-envs[report]'"
     assert install_hint("unheard_of") == "pip install unheard_of"
+
+
+def test_only_a_package_of_an_extra_that_cannot_be_imported_counts_as_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if scipy were not installed
     foreign = missing_package(ModuleNotFoundError("x", name="scipy.optimize"), "agent 'equilibrium' for meyer")
     assert isinstance(foreign, NotInstalled) and isinstance(foreign, ValueError)
     assert str(foreign) == (
         "agent 'equilibrium' for meyer needs the package 'scipy', which is not installed: pip install 'dice-envs[solve]'"
     )
-    own = missing_package(ModuleNotFoundError("x", name="agents.gone"), "agent 'x' for syvere")
-    assert str(own) == "agent 'x' for syvere is not available: its module agents.gone is missing from this installation"
+    own = ModuleNotFoundError("x", name="agents.gone")
+    assert str(missing_package(own, "agent 'x' for syvere", own=True)) == (
+        "agent 'x' for syvere is not available: its module agents.gone is missing from this installation"
+    )
+    # Bugs and broken installations keep their traceback: a module of our own not imported by
+    # name, a package of no extra (a typo), a missing part of an installed package, no name at all.
+    assert missing_package(own, "x") is None
+    assert missing_package(ModuleNotFoundError("x", name="jsonn"), "x") is None
+    assert missing_package(ModuleNotFoundError("x", name="numpy.no_such_part"), "x") is None
+    assert missing_package(ModuleNotFoundError("x", name="torch.no_such_part"), "x") is None  # torch is installed
+    assert missing_package(ModuleNotFoundError("No module named 'numba'"), "x") is None
+    # A package of no extra counts when the caller names the extra to suggest (a subcommand's own).
+    assert "pip install 'dice-envs[train]'" in str(missing_package(ModuleNotFoundError("x", name="h2_gone"), "x", extra="train"))
+
+
+def test_a_bug_that_imports_a_missing_module_keeps_its_traceback(monkeypatch):
+    from dice_envs import cli
+
+    def buggy(argv):
+        import jsonn  # noqa: F401  (a typo in our own code, not a missing extra)
+
+    with pytest.raises(ModuleNotFoundError, match="jsonn"):
+        cli.run_guarded(buggy, ["match"])
 
 
 def test_a_solver_agent_without_numba():

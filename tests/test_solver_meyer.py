@@ -231,6 +231,33 @@ def test_claims_off_the_equilibrium_path_are_marked(cache):
         assert name.endswith("*") == (start[y] < solver.OFF_PATH), entry
 
 
+def test_the_claims_marked_off_path_are_never_made_in_play(cache):
+    # Independently of the tables' arithmetic: the equilibrium agent, playing the engine's rolls,
+    # never opens a round with a claim the summary marks, and makes every clearly likely one.
+    game = make_game({"lives": 2})
+    summary = solver.cli_summary({"lives": 2}, cache_dir=cache, progress=False)["lines"]
+    listed = next(line for line in summary if line.startswith("P(doubt) of a round's first claim")).split(": ", 1)[1]
+    marked = {entry.split()[0].rstrip("*") for entry in listed.split(", ") if entry.split()[0].endswith("*")}
+    agent = EquilibriumAgent(game, seed=3, cache_dir=str(cache))
+    rng = np.random.default_rng(3)
+    outcomes = game.chance_outcomes(game.initial_state())
+    weights = np.array([float(p) for _, p in outcomes])
+    opened: dict[str, int] = {}
+    for _ in range(4000):
+        dice = outcomes[rng.choice(len(outcomes), p=weights)][0]
+        state = game.apply_chance(game.initial_state(), dice)
+        mask = np.zeros(game.num_actions, np.int8)
+        mask[game.legal_actions(state)] = 1
+        action = agent.act(game.observe(state, game.current_player(state)), mask)
+        words = game.action_to_string(state, action).split()
+        if words[0] == "claim":
+            opened[words[1]] = opened.get(words[1], 0) + 1
+    assert marked and not marked & set(opened), (marked, opened)  # at 2 lives, 21, 31 and 55 are marked
+    start = solver.load_tables({"lives": 2}, cache_dir=cache)["claim"][1, 1, 0].T @ Rules(game).p
+    likely = {meyer.CLAIM_NAMES[game.claim_of_rank[y]] for y in range(meyer.NUM_CLAIMS) if start[y] > 0.01}
+    assert likely <= set(opened)
+
+
 def test_describe_level(cache):
     lines = solver.describe_level({"lives": 1}, beat="54", cache_dir=cache)
     # over 54 the responder doubts every claim, so the roller's value is P(dice >= 54) - P(below)

@@ -218,8 +218,7 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
             f"--banked {args.banked} without --opened: a player with points banked has opened (TT-7); "
             "add --opened"
         )
-    if cap < tts.STEP or cap % tts.STEP:  # before the bar starts
-        raise ValueError(f"--cap must be a positive multiple of {tts.STEP} points, got {cap}")
+    tts.check_cap(cap, "--cap")  # before the bar starts
     bar = None
     report = None
     try:

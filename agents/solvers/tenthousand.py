@@ -113,6 +113,17 @@ def _is_decision_of(game: tt.Game, state: tt.State, seat: int, turn: int) -> boo
     )
 
 
+def check_cap(cap, name: str = "cap") -> None:
+    """Refuse a ``cap`` (turn totals tabulated, points) that is not a positive multiple of 50.
+
+    >>> check_cap(75, "--cap")
+    Traceback (most recent call last):
+    ValueError: --cap must be a positive multiple of 50 points, got 75
+    """
+    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < STEP or cap % STEP:
+        raise ValueError(f"{name} must be a positive multiple of {STEP} points, got {cap!r}")
+
+
 def build_model(game: tt.Game, opened: bool = False, banked: int = 0, cap: int = DEFAULT_CAP) -> TurnModel:
     """Read one player's turn from the engine (see the module docstring).
 
@@ -128,8 +139,7 @@ def build_model(game: tt.Game, opened: bool = False, banked: int = 0, cap: int =
     """
     if not isinstance(game, tt.Game):
         raise ValueError(f"build_model needs a tenthousand Game, got {game!r}")
-    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < STEP or cap % STEP:
-        raise ValueError(f"cap must be a positive multiple of {STEP} points, got {cap!r}")
+    check_cap(cap)
     if isinstance(banked, bool) or not isinstance(banked, (int, np.integer)) or banked % STEP:
         raise ValueError(f"banked must be a whole multiple of {STEP} points, got {banked!r}")
     banked, opened = int(banked), bool(opened)
@@ -406,8 +416,7 @@ class OptimalAgent(DeterministicAgent):
         super().__init__(game, seed)
         if not isinstance(game, tt.Game):
             raise ValueError(f"OptimalAgent (tenthousand) plays tenthousand, not {getattr(game, 'name', game)!r}")
-        if isinstance(cap, bool) or not isinstance(cap, int) or cap < STEP or cap % STEP:
-            raise ValueError(f"OptimalAgent: cap must be a positive multiple of {STEP}, got {cap!r}")
+        check_cap(cap, "OptimalAgent: cap")
         self.cap = cap
         self.use_cache = bool(use_cache)
         self.end_phase = bool(end_phase)
@@ -438,14 +447,15 @@ class OptimalAgent(DeterministicAgent):
         """``(V, worth)`` for ending the turn more than ``need`` points up: ``V[u, k]`` the chance
         before rolling ``k`` dice at turn total ``u * 50``, ``worth[u]`` that of a bank making it."""
         context = self._context(opened, banked)
-        if (*context, need) not in self._lead:
+        key = (*context, need)
+        if key not in self._lead:
             if context not in self._models:
                 self._models[context] = build_model(self.game, context[0], context[1], self.cap)
             model = self._models[context]
             worth = lead_worth(need)
             amounts = np.where(model.bank >= 0, model.bank, -1).max(axis=0)
-            self._lead[(*context, need)] = (values(model, worth=worth), np.where(amounts >= 0, worth(amounts), -1.0))
-        return self._lead[(*context, need)]
+            self._lead[key] = (values(model, worth=worth), np.where(amounts >= 0, worth(amounts), -1.0))
+        return self._lead[key]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_of(action_mask, "OptimalAgent.act")
