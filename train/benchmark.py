@@ -75,14 +75,16 @@ def _play_each(game, options, agent, label, opponents, deals, seed, progress, ex
     """``agent`` against each opponent (the recipe's baselines if none): a line each, and the results."""
     if progress:
         try:
-            from tqdm import tqdm
+            import tqdm  # noqa: F401
+
+            from train.progress import progress_bar
         except ModuleNotFoundError:  # evaluating a built-in agent needs no extra: then no bar
             progress = False
     results = []
     for opponent in list(opponents or RECIPES[game]["baselines"]):
         start = time.perf_counter()
         if progress:
-            with tqdm(total=deals * agent.game.num_players, desc=f"vs {opponent}", unit="game") as bar:
+            with progress_bar(total=deals * agent.game.num_players, desc=f"vs {opponent}", unit="game") as bar:
                 res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
         else:
             res = play_against(agent.act, game, options, opponent, deals, seed)

@@ -456,10 +456,10 @@ def _mean_return(result: dict) -> str:
 
 
 def _bar(total: int, initial: int, enabled: bool):
-    from tqdm import tqdm
+    from train.progress import progress_bar
 
-    return tqdm(total=total, initial=min(initial, total), unit="step", disable=not enabled, dynamic_ncols=True,
-                desc="rllib self-play")
+    return progress_bar(total=total, initial=min(initial, total), unit="step", disable=not enabled,
+                        desc="rllib self-play")
 
 
 # -- command line -------------------------------------------------------------------------------

@@ -298,10 +298,10 @@ def train(args: Args) -> dict:
     returns_by = defaultdict(lambda: deque(maxlen=500))
     latest: dict[str, float] = {}
 
-    from tqdm import tqdm
+    from train.progress import progress_bar
 
-    bar = tqdm(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
-               disable=not args.progress, dynamic_ncols=True, desc=f"train {args.game}")
+    bar = progress_bar(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
+                       disable=not args.progress, desc=f"train {args.game}")
     times = {"update": 0.0, "rollout_end": None}
 
     class _Callback(BaseCallback):

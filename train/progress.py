@@ -1,0 +1,51 @@
+"""Progress bars of training that also read well in a log.
+
+On a terminal the bar is tqdm's, redrawn in place. When stderr is a file or a pipe (CI, ``make run >
+log``), redrawing in place writes every frame onto one ever longer line joined by carriage returns
+(a 150 000-step run left about 1700 frames); there the bar prints a plain line of its own at most
+every ``LOG_EVERY`` seconds, and at the end.
+"""
+
+from __future__ import annotations
+
+import sys
+
+#: Seconds between two lines of a bar in a log.
+LOG_EVERY = 30.0
+#: A line of a bar in a log: the counts, times, rate and the latest figures, without the bar itself.
+LOG_FORMAT = "{desc}: {percentage:3.0f}% {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
+
+
+class _Lines:
+    """A stream for tqdm that writes each frame as a line of its own."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.last = ""
+
+    def write(self, text: str) -> None:
+        text = text.replace("\r", "").rstrip()
+        count = text.split(" [")[0]  # "desc: 100% 2048/2048"
+        if text and count != self.last:  # closing redraws the last count once more
+            self.stream.write(text + "\n")
+            self.last = count
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def progress_bar(**kwargs):
+    """``tqdm(**kwargs)`` on stderr: redrawn on a terminal, a line every ``LOG_EVERY`` s in a log."""
+    from tqdm import tqdm
+
+    stream = sys.stderr
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if terminal:
+        return tqdm(file=stream, dynamic_ncols=True, **kwargs)
+    return tqdm(file=_Lines(stream), mininterval=LOG_EVERY, bar_format=LOG_FORMAT, **kwargs)
+
+
+__all__ = ["LOG_EVERY", "LOG_FORMAT", "progress_bar"]
