@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("tqdm")
 
-from train import progress  # noqa: E402
+from dice_envs import progress  # noqa: E402
 from test_train_cli import TINY, run_train  # noqa: E402
 
 

@@ -77,7 +77,7 @@ def _play_each(game, options, agent, label, opponents, deals, seed, progress, ex
         try:
             import tqdm  # noqa: F401
 
-            from train.progress import progress_bar
+            from dice_envs.progress import progress_bar
         except ModuleNotFoundError:  # evaluating a built-in agent needs no extra: then no bar
             progress = False
     results = []

@@ -456,7 +456,7 @@ def _mean_return(result: dict) -> str:
 
 
 def _bar(total: int, initial: int, enabled: bool):
-    from train.progress import progress_bar
+    from dice_envs.progress import progress_bar
 
     return progress_bar(total=total, initial=min(initial, total), unit="step", disable=not enabled,
                         desc="rllib self-play")

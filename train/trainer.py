@@ -298,7 +298,7 @@ def train(args: Args) -> dict:
     returns_by = defaultdict(lambda: deque(maxlen=500))
     latest: dict[str, float] = {}
 
-    from train.progress import progress_bar
+    from dice_envs.progress import progress_bar
 
     bar = progress_bar(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
                        disable=not args.progress, desc=f"train {args.game}")

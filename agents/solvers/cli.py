@@ -222,11 +222,13 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
     bar = None
     report = None
     try:
-        from tqdm import tqdm
+        import tqdm  # noqa: F401  (installed, so the bar can be shown)
+
+        from dice_envs.progress import progress_bar
     except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
         progress = False
     if progress:
-        bar = tqdm(total=cap // tts.STEP + 1, desc="solving turn totals", unit="total", file=sys.stderr, leave=False)
+        bar = progress_bar(total=cap // tts.STEP + 1, desc="solving turn totals", unit="total", leave=False)
 
         def report(done: int, total: int) -> None:
             bar.total = total

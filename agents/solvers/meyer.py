@@ -303,10 +303,12 @@ def _progress(total: int, desc: str, enabled: bool):
     if not enabled:
         return None
     try:
-        from tqdm import tqdm
+        import tqdm  # noqa: F401  (installed, so the bar can be shown)
+
+        from dice_envs.progress import progress_bar
     except ImportError:  # tqdm is optional: fall back to no bar
         return None
-    return tqdm(total=total, desc=desc, unit="lives pair", leave=False)
+    return progress_bar(total=total, desc=desc, unit="lives pair", leave=False)
 
 
 def solve(options: dict | None = None, progress: bool = False) -> dict[str, np.ndarray]:

@@ -367,12 +367,14 @@ def _bar_factory(progress: bool):
     if not progress:
         return None
     try:
-        from tqdm import tqdm
+        import tqdm  # noqa: F401  (installed, so the bar can be shown)
+
+        from dice_envs.progress import progress_bar
     except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
         return None
 
     def bar(total, desc):
-        return tqdm(total=total, desc=f"solving {desc}", unit="level", file=sys.stderr, leave=False)
+        return progress_bar(total=total, desc=f"solving {desc}", unit="level", leave=False)
 
     return bar
 

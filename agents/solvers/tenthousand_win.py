@@ -464,9 +464,11 @@ def _progress(total: int | None, desc: str, enabled: bool, unit: str = "state"):
     """A tqdm bar on stderr (a do-nothing stand-in when disabled or tqdm is missing)."""
     if enabled:
         try:
-            from tqdm import tqdm
+            import tqdm  # noqa: F401  (installed, so the bar can be shown)
 
-            return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "state", file=sys.stderr)
+            from dice_envs.progress import progress_bar
+
+            return progress_bar(total=total, desc=desc, unit=unit, unit_scale=unit == "state")
         except ImportError:  # tqdm is optional: say something every so often instead
             pass
 

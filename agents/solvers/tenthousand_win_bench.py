@@ -96,10 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     game = tw.make_game(options)
     solver_agent = tw.WinProbAgent(game, cache_dir=args.cache_dir or "", floor=args.floor)
     other = _opponent(args.opponent, game)
-    from tqdm import tqdm
+    from dice_envs.progress import progress_bar
 
     shares = []
-    for g in tqdm(range(args.pairs), desc=f"winprob vs {args.opponent}", unit="pair", file=sys.stderr):
+    for g in progress_bar(iterable=range(args.pairs), desc=f"winprob vs {args.opponent}", unit="pair"):
         # The same dice seed in both seatings of a pair: they meet the same rolls while play agrees.
         shares.append(play_game(game, [solver_agent, other], np.random.default_rng([args.seed, g])))
         shares.append(1.0 - play_game(game, [other, solver_agent], np.random.default_rng([args.seed, g])))
