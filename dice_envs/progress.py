@@ -1,9 +1,10 @@
-"""Progress bars of training that also read well in a log.
+"""Progress bars (training, solvers, exploitability) that also read well in a log.
 
-On a terminal the bar is tqdm's, redrawn in place. When stderr is a file or a pipe (CI, ``make run >
+tqdm comes with the ``[train]`` and ``[solve]`` extras; callers check that it is installed. On a
+terminal the bar is tqdm's, redrawn in place. When stderr is a file or a pipe (CI, ``make run >
 log``), redrawing in place writes every frame onto one ever longer line joined by carriage returns
-(a 150 000-step run left about 1700 frames); there the bar prints a plain line of its own at most
-every ``LOG_EVERY`` seconds, and at the end.
+(the three training runs of ``make run`` left about 1700 frames); there the bar prints a plain line
+of its own at most every ``LOG_EVERY`` seconds, and at the end.
 """
 
 from __future__ import annotations
