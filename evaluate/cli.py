@@ -142,7 +142,7 @@ def tournament_main(argv: list[str]) -> int:
         ValueError: a bad SPEC, game option, results store or count, with a clear message.
     """
     from dice_envs.options import option_defaults, parse_game_options
-    from evaluate.ratings import leaderboard
+    from evaluate.ratings import default_method, leaderboard
     from evaluate.report import pictures_available, print_leaderboard, report_json, write_report
     from evaluate.tournament import run_tournament
 
@@ -155,7 +155,7 @@ def tournament_main(argv: list[str]) -> int:
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
     check_output_paths(db, args.report)  # before any game is played
     table = args.num_players or options.get("num_players") or option_defaults(args.game)["num_players"]
-    if table > 2:  # rated with openskill: refuse before any game rather than after them all
+    if default_method({table}) == "openskill-plackett-luce":  # refuse before any game, not after them all
         try:
             import openskill  # noqa: F401
         except ModuleNotFoundError as exc:

@@ -42,6 +42,12 @@ MIN_BOOTSTRAP = 40
 NO_INTERVALS = "no rating intervals (bootstrap 0)"
 
 
+def default_method(table_sizes: set[int]) -> str:
+    """The rating method for games of these sizes: Bradley-Terry for pairs, openskill's
+    Plackett-Luce (the ``[report]`` extra) for anything larger."""
+    return "bradley-terry" if table_sizes == {2} else "openskill-plackett-luce"
+
+
 def check_bootstrap(replicas: int) -> None:
     """Refuse a number of bootstrap replicas that is neither 0 nor at least :data:`MIN_BOOTSTRAP`."""
     if replicas < 0 or 0 < replicas < MIN_BOOTSTRAP:
@@ -310,7 +316,7 @@ def leaderboard(
     index = {label: k for k, label in enumerate(labels)}
     sizes = {len(r.seats) for r in records}
     if method is None:
-        method = "bradley-terry" if sizes == {2} else "openskill-plackett-luce"
+        method = default_method(sizes)
     if method not in ("bradley-terry", "openskill-plackett-luce"):
         raise ValueError(f"unknown rating method {method!r}")
     if method == "bradley-terry" and sizes != {2}:

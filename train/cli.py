@@ -36,9 +36,8 @@ import os
 import sys
 
 from train.config import FIELDS, RECIPES, build_args, read_config_file
+from train.rllib import MAX_SEED  # the largest seed either trainer takes (numpy's np.random.seed)
 
-#: The largest seed the SB3 trainer takes (numpy's ``np.random.seed``: 0 .. 2**32 - 1).
-MAX_SEED = 2**32 - 1
 #: Defaults of the evaluation flags (``None`` in the parser, so that a flag given can be told apart).
 DEALS = 2000
 EVAL_SEED = 2_000_000_000
