@@ -168,6 +168,17 @@ def test_bad_arguments_are_value_errors(kwargs):
         tts.solve(preset="no", **kwargs)
 
 
+def test_points_banked_before_opening_are_refused_from_python_too():
+    # TT-7: only a bank opens, so no game reaches a positive banked total unopened; solve() used to
+    # answer for that state (the unopened value, 461.13 in dk) where the opened one (571.29) was meant.
+    with pytest.raises(ValueError, match=r"banked=9500 with opened=False: .*\(TT-7\); pass opened=True"):
+        tts.solve(preset="dk", banked=9500, over_threshold=True)
+    # A total below zero (TT-9e bust penalties) can come before the opening bank, and without an
+    # opening threshold there is nothing to open.
+    assert tts.solve(preset="farkle", banked=-500, cap=2000).banked == -500
+    assert tts.solve(preset="dk", opening=0, banked=500, cap=2000).opened is False
+
+
 # -- the agent ---------------------------------------------------------------------------------
 def simulate_turns(game, agent, opened, banked, n, seed):
     """Banked points of ``n`` turns played by ``agent`` through the engine."""

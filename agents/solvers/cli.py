@@ -211,13 +211,7 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
     cap = tts.DEFAULT_CAP if args.cap is None else args.cap
     if args.banked % tts.STEP:
         raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {args.banked}")
-    if args.banked > 0 and not args.opened and game.opening > 0:
-        # Only a bank opens (TT-7), so points banked mean opened; a total below zero (bust
-        # penalties, TT-9e) can come before the opening bank.
-        raise ValueError(
-            f"--banked {args.banked} without --opened: a player with points banked has opened (TT-7); "
-            "add --opened"
-        )
+    tts.check_context(game, args.opened, args.banked, flags=True)
     tts.check_cap(cap, "--cap")  # before the bar starts
     bar = None
     report = None

@@ -124,6 +124,25 @@ def check_cap(cap, name: str = "cap") -> None:
         raise ValueError(f"{name} must be a positive multiple of {STEP} points, got {cap!r}")
 
 
+def check_context(game: tt.Game, opened: bool, banked: int, flags: bool = False) -> None:
+    """Refuse points banked by a player who has not opened, where an opening threshold exists:
+    only a bank opens (TT-7), so no game reaches that state. A total below zero (bust penalties,
+    TT-9e) can come before the opening bank. ``flags`` words the message for the command line.
+
+    >>> check_context(tt.Game(preset="dk"), opened=False, banked=500)
+    Traceback (most recent call last):
+    ValueError: banked=500 with opened=False: a player with points banked has opened (TT-7); pass opened=True
+    """
+    number = isinstance(banked, (int, np.integer)) and not isinstance(banked, bool)  # else build_model says
+    if number and banked > 0 and not opened and game.opening > 0:
+        given, fix = (
+            (f"--banked {banked} without --opened", "add --opened")
+            if flags
+            else (f"banked={banked} with opened=False", "pass opened=True")
+        )
+        raise ValueError(f"{given}: a player with points banked has opened (TT-7); {fix}")
+
+
 def build_model(game: tt.Game, opened: bool = False, banked: int = 0, cap: int = DEFAULT_CAP) -> TurnModel:
     """Read one player's turn from the engine (see the module docstring).
 
@@ -347,12 +366,14 @@ def solve(
         **options: game options when ``game`` is ``None``.
 
     Raises:
-        ValueError: bad options, ``cap`` or ``banked``.
+        ValueError: bad options, ``cap`` or ``banked``, or points banked by a player who has not
+            opened where the game has an opening threshold (:func:`check_context`).
     """
     if game is None:
         game = tt.Game(**options)
     elif options:
         raise ValueError("give either a game or its options, not both")
+    check_context(game, opened, banked)
     key = _key(game, opened, banked, cap)
 
     def build() -> dict[str, np.ndarray]:
