@@ -2,8 +2,6 @@
 one-turn solver, its values against play on the engine, and the bounds it promises."""
 
 import math
-import time
-from fractions import Fraction
 
 import numpy as np
 import pytest
