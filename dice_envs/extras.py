@@ -13,6 +13,8 @@ command line names the extra whenever a missing package stops a command, rather 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
+from types import ModuleType
 from typing import NoReturn
 
 #: Top-level import name -> the extra that installs it (pyproject.toml's optional-dependencies).
@@ -91,6 +93,34 @@ def raise_missing(exc: ModuleNotFoundError, what: str, *, own: bool = False, ext
     raise error from exc
 
 
+def import_own(name: str) -> ModuleType:
+    """Import ``name`` (``"agents"``, ``"train.view"``) from dice-envs' own packages.
+
+    ``agents``, ``train`` and ``evaluate`` install as top-level packages beside ``dice_envs``, so a
+    module of the same name that comes first on ``sys.path`` (a ``train.py`` or ``agents.py`` in the
+    working directory) hides them. That is refused here with a message naming the module in the
+    way, where Python would fail later on a missing attribute (``module 'agents' has no attribute
+    'make_agent'``).
+
+    Raises:
+        ImportError: the top-level package found under that name is not the one installed beside
+            ``dice_envs``.
+    """
+    top = name.split(".")[0]
+    if top not in OWN_PACKAGES:
+        raise ValueError(f"{top!r} is not a package of dice-envs; they are {', '.join(OWN_PACKAGES)}")
+    module = importlib.import_module(top)
+    where = getattr(module, "__file__", None)
+    root = Path(__file__).resolve().parent.parent  # the directory holding dice_envs and its siblings
+    if not (hasattr(module, "__path__") and where and Path(where).resolve().parent.parent == root):
+        raise ImportError(
+            f"dice-envs' package {top!r} is hidden by {where or repr(module)}, which comes first on "
+            "sys.path (often a file in the working directory): rename it, or run from another directory",
+            name=top,
+        )
+    return importlib.import_module(name)
+
+
 def _importable(module: str) -> bool:
     try:
         importlib.import_module(module)
@@ -99,4 +129,4 @@ def _importable(module: str) -> bool:
     return True
 
 
-__all__ = ["EXTRA_OF", "OWN_PACKAGES", "NotInstalled", "install_hint", "missing_package", "raise_missing"]
+__all__ = ["EXTRA_OF", "OWN_PACKAGES", "NotInstalled", "import_own", "install_hint", "missing_package", "raise_missing"]

@@ -15,13 +15,38 @@ ENVS: dict[str, str] = {
 }
 
 
-#: Gymnasium id -> entry point of the single-agent view (one seat against opponents, in
-#: :mod:`train.view`). String entry points: nothing is imported until ``gymnasium.make``.
+#: Gymnasium id -> the game of its single-agent view (one seat against opponents,
+#: :class:`train.view.SingleAgentView`). A view's version is its own: it goes up when the view's
+#: behaviour or the dynamics of the env it wraps change, so ``dice/TenThousand-v0``, the first
+#: view of 10 000, wraps ``dice/tenthousand-v1``. Name them by game with :func:`gym_id`.
 GYM_ENVS: dict[str, str] = {
-    "dice/Syvere-v0": "train.view:make_syvere",
-    "dice/TenThousand-v0": "train.view:make_tenthousand",
-    "dice/Meyer-v0": "train.view:make_meyer",
+    "dice/Syvere-v0": "syvere",
+    "dice/TenThousand-v0": "tenthousand",
+    "dice/Meyer-v0": "meyer",
 }
+
+
+def _view(game: str, kwargs: dict):
+    # Through import_own: a train.py or agents.py of the user's hiding ours gets a message naming it.
+    from dice_envs.extras import import_own
+
+    return import_own("train.view").SingleAgentView(game, **kwargs)
+
+
+# The Gymnasium entry points (strings naming these, so nothing is imported until gymnasium.make).
+def make_syvere_view(**kwargs):
+    """``gymnasium.make("dice/Syvere-v0", ...)``: :class:`train.view.SingleAgentView` of Syvere."""
+    return _view("syvere", kwargs)
+
+
+def make_tenthousand_view(**kwargs):
+    """``gymnasium.make("dice/TenThousand-v0", ...)``: the single-agent view of 10 000."""
+    return _view("tenthousand", kwargs)
+
+
+def make_meyer_view(**kwargs):
+    """``gymnasium.make("dice/Meyer-v0", ...)``: the single-agent view of Meyer."""
+    return _view("meyer", kwargs)
 
 #: Env modules of earlier versions -> the module that replaced them.
 REPLACED: dict[str, str] = {"tenthousand_v0": "tenthousand_v1"}
@@ -35,9 +60,9 @@ def register_envs() -> None:
     for env_id, module in ENVS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
-    for gym_id, entry_point in GYM_ENVS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=entry_point)
+    for view_id, game in GYM_ENVS.items():
+        if view_id not in gymnasium.registry:
+            gymnasium.register(id=view_id, entry_point=f"{__name__}:make_{game}_view")
 
 
 def module_names() -> list[str]:
@@ -56,6 +81,15 @@ def env_id(name: str) -> str:
             return full_id
     known = ", ".join(sorted(ENVS))
     raise ValueError(f"unknown env {name!r}; known envs: {known}")
+
+
+def gym_id(name: str) -> str:
+    """The Gymnasium id of a game's single-agent view, by short name (``"tenthousand"`` ->
+    ``"dice/TenThousand-v0"``); a view's id is returned unchanged."""
+    for full_id, game in GYM_ENVS.items():
+        if name in (full_id, game):
+            return full_id
+    raise ValueError(f"unknown game {name!r}; the single-agent views are {', '.join(GYM_ENVS)}")
 
 
 def env_module(env_id: str) -> ModuleType:

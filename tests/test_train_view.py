@@ -153,6 +153,51 @@ def test_illegal_action_ends_the_episode_with_the_penalty():
         env.step(99)
 
 
+def test_an_illegal_action_returns_the_penalty_under_shaping_too():
+    # The shaping paid before the illegal action is taken back, as at any end: the episode's
+    # undiscounted return is the penalty whatever the standing was (it used to be Phi - 1).
+    env = make_meyer(opponents=["honest"], num_players=3, shaping=1.0)
+    rng = np.random.default_rng(5)
+    tested = 0
+    for episode in range(60):
+        env.reset(seed=episode)
+        paid = 0.0  # the shaping paid so far
+        while True:
+            mask = env.action_masks()
+            if paid != 0.0 and not mask.all():  # a standing that is not the first one: go illegal
+                _, reward, terminated, _, info = env.step(int(np.flatnonzero(~mask)[0]))
+                assert info["illegal_action"] and terminated
+                assert paid + reward == pytest.approx(ILLEGAL_ACTION_PENALTY, abs=1e-12)
+                tested += 1
+                break
+            _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            if terminated or truncated:
+                break
+            paid += reward
+    assert tested >= 10
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"learner_seat": -1}, r"learner_seat must be None or a seat 0\.\.2, got -1"),
+        ({"learner_seat": 3}, r"learner_seat must be None or a seat 0\.\.2, got 3"),
+        ({"learner_seat": True}, "learner_seat must be None or a seat"),
+        ({"opponents": [0]}, r"the opponents option must be 3 indices into the pool of 1 \(one per seat\)"),
+        ({"opponents": [0, 1, 0]}, "the opponents option must be 3 indices"),
+        ({"opponents": "000"}, "the opponents option must be 3 indices"),
+        ({"learner_seats": 0}, "unknown reset option 'learner_seats'; options are: learner_seat, opponents"),
+    ],
+)
+def test_bad_reset_options_are_value_errors_whatever_the_seed(options, message):
+    # Each used to fail only for some seeds (a short opponents list when the learner drew seat 0),
+    # as an IndexError, or after 1000 games played without the learner (learner_seat=-1).
+    env = make_meyer(opponents=["honest"], num_players=3)
+    for seed in range(6):
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=seed, options=options)
+
+
 def test_reset_with_a_seed_is_reproducible():
     env = make_tenthousand(opponents=["heuristic"], num_players=2)
     runs = []
@@ -185,11 +230,15 @@ def test_opponents_are_drawn_by_weight_and_can_be_fixed():
     [
         ({"game": "chess"}, "unknown game"),
         ({"game": "meyer", "opponents": []}, "at least one"),
-        ({"game": "meyer", "opponents": ["honest"], "weights": [-1]}, "non-negative"),
+        ({"game": "meyer", "opponents": ["honest"], "weights": [-1]},
+         r"weights must be one non-negative number per opponent \(1\), not all 0, got \[-1\]"),
         ({"game": "meyer", "opponents": [3]}, "SPEC string"),
         ({"game": "meyer", "learner_seat": 2}, "learner_seat"),
         ({"game": "meyer", "shaping": -1}, "shaping"),
-        ({"game": "meyer", "colour": "red"}, "colour"),
+        # The view's own arguments are listed beside the game's options.
+        ({"game": "meyer", "colour": "red"},
+         "unknown option 'colour' for meyer; options are: num_players, .*, history, opponents, weights, "
+         "learner_seat, shaping, max_cycles, render_mode$"),
     ],
 )
 def test_bad_input_is_a_value_error(kwargs, message):
@@ -214,13 +263,10 @@ def test_unknown_opponent_spec_is_a_value_error():
 def test_env_checkers(env_id, kwargs):
     """Gymnasium's and SB3's env checkers pass (they send unmasked actions: the view ends those
     episodes with the penalty instead of raising)."""
-    import dice_envs  # noqa: F401 - registers the Gymnasium ids (train.view.register_gym_ids as a fallback)
+    import dice_envs  # noqa: F401 - registers the Gymnasium ids
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
-    from train.view import register_gym_ids
-
-    register_gym_ids()
     env = gymnasium.make(env_id, **kwargs)
     gym_check(env.unwrapped)
     sb3_check(env.unwrapped, warn=True)
@@ -230,7 +276,8 @@ def test_env_checkers(env_id, kwargs):
 
 def test_info_carries_the_mask_of_every_decision():
     """``info["action_mask"]`` of reset and of every step is the engine's legal actions (all ones
-    after the end), the same booleans as ``action_masks()``, and reachable through the wrappers
+    after the end), the same mask as ``action_masks()`` as int8 (the dtype of Gymnasium's
+    ``Discrete.sample(mask=...)`` and of the PettingZoo envs), and reachable through the wrappers
     that ``gymnasium.make`` adds, which do not pass ``action_masks`` on."""
     import dice_envs  # noqa: F401 - registers the Gymnasium ids
 
@@ -241,9 +288,12 @@ def test_info_carries_the_mask_of_every_decision():
         while True:
             view = env.unwrapped
             legal = sorted(view.engine.legal_actions(view.state))
-            assert info["action_mask"].dtype == bool
+            assert info["action_mask"].dtype == np.int8 and view.action_masks().dtype == bool
             assert np.flatnonzero(info["action_mask"]).tolist() == legal
             np.testing.assert_array_equal(info["action_mask"], view.action_masks())
+            # Gymnasium's own idiom for a masked random move.
+            action = env.action_space.sample(mask=info["action_mask"])
+            assert action in legal
             obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
             if terminated or truncated:
                 break
@@ -283,3 +333,31 @@ def test_sb3_make_vec_env_builds_the_view():
     masks = np.stack(venv.env_method("action_masks"))
     assert masks.shape == (2, venv.action_space.n) and masks.any(axis=1).all()
     venv.close()
+
+
+def test_gym_ids_by_game():
+    from dice_envs.registry import GYM_ENVS, gym_id
+
+    assert [gym_id(game) for game in ("syvere", "tenthousand", "meyer")] == list(GYM_ENVS)
+    assert gym_id("dice/Meyer-v0") == "dice/Meyer-v0"
+    with pytest.raises(ValueError, match="unknown game 'chess'; the single-agent views are dice/Syvere-v0"):
+        gym_id("chess")
+    env = gymnasium.make(gym_id("tenthousand"), num_players=3)
+    assert env.unwrapped.game_name == "tenthousand" and env.unwrapped.num_players == 3
+
+
+@pytest.mark.parametrize("name", ["agents", "train"])
+def test_a_module_of_the_users_that_hides_ours_is_named(tmp_path, name):
+    # agents and train are top-level packages (the layout); a user's agents.py used to fail as
+    # "module 'agents' has no attribute 'make_agent'", a train.py as "No module named 'train.view'".
+    import subprocess
+    import sys
+
+    (tmp_path / f"{name}.py").write_text("x = 1\n")
+    code = "import gymnasium, dice_envs\ngymnasium.make('dice/Meyer-v0', opponents='honest').reset(seed=0)\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ImportError: dice-envs' package '{name}' is hidden by {tmp_path.resolve() / name}.py, which comes "
+        "first on sys.path (often a file in the working directory): rename it, or run from another directory"
+    )

@@ -10,10 +10,12 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
 
 * **Spaces from the env.** ``observation_space`` is the env's ``observation`` Box, ``action_space``
   its ``Discrete``; the action mask is not in the observation but comes from :meth:`action_masks`
-  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for) and, the same booleans, as
-  ``info["action_mask"]`` of every ``reset`` and ``step`` (for loops of one's own: the env that
-  ``gymnasium.make`` returns is wrapped, and Gymnasium's wrappers do not pass ``action_masks`` on;
-  ``env.unwrapped.action_masks()`` reaches it).
+  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for, as booleans) and as
+  ``info["action_mask"]`` of every ``reset`` and ``step``, the same mask as ``np.int8`` 0/1, the
+  dtype of the PettingZoo envs' masks and the one ``action_space.sample(mask=...)`` takes. The info
+  entry is for loops of one's own and for vector envs: the env that ``gymnasium.make`` returns is
+  wrapped, and Gymnasium's wrappers do not pass ``action_masks`` on (``env.unwrapped.action_masks()``
+  reaches it).
 * **Works with SB3's** ``make_vec_env``. It asks for ``render_mode="rgb_array"`` and falls back to
   no render mode only on a ``TypeError``; the view's error for a render mode it does not have
   (:class:`RenderModeError`) is a ``TypeError`` as well as a ``ValueError``.
@@ -25,8 +27,9 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   final return on that same step.
 * **Illegal actions end the episode.** An action outside the mask (Gymnasium's and SB3's env
   checkers sample unmasked actions) does not raise: the episode terminates with reward
-  :data:`ILLEGAL_ACTION_PENALTY` (-1, the worst C-3 return) and ``info["illegal_action"] = True``.
-  An action outside the action space is still a ``ValueError``.
+  :data:`ILLEGAL_ACTION_PENALTY` (-1, the worst C-3 return) and ``info["illegal_action"] = True``:
+  the episode's undiscounted return is -1, with or without shaping. An action outside the action
+  space is still a ``ValueError``.
 * **No empty masks.** At every observation the view returns, the learner is to act, so the mask has
   at least one legal action. After the episode has ended :meth:`action_masks` returns all ones
   (no decision is pending; any action would be answered by the end-of-episode rule of Gymnasium).
@@ -61,6 +64,8 @@ import numpy as np
 from gymnasium import spaces
 
 from dice_envs import dice as dice_mod
+from dice_envs.env import check_options
+from dice_envs.extras import import_own
 from dice_envs.registry import env_module
 
 #: Reward of an episode ended by an action outside the mask: the worst C-3 return.
@@ -68,6 +73,9 @@ ILLEGAL_ACTION_PENALTY = -1.0
 
 #: The short names of the games this view knows.
 GAMES = ("syvere", "tenthousand", "meyer")
+
+#: The view's own arguments, besides the game's options (named when an unknown one is refused).
+VIEW_ARGUMENTS = ("opponents", "weights", "learner_seat", "shaping", "max_cycles", "render_mode")
 
 
 def observation_layout_version(game: str) -> int:
@@ -118,10 +126,8 @@ def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
         raise ValueError(
             f"an opponent in {game_name} must be a SPEC string, a checkpoint path or an agent, got {spec!r}"
         )
-    import agents
-
     # One SPEC parser for every command: agents.make_agent reads names, parameters and paths.
-    return agents.make_agent(engine, os.fspath(spec), seed=seed)
+    return import_own("agents").make_agent(engine, os.fspath(spec), seed=seed)
 
 
 class RenderModeError(ValueError, TypeError):
@@ -171,8 +177,11 @@ class SingleAgentView(gymnasium.Env):
             raise RenderModeError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.game_name = game
         self.options = dict(options)
-        # The raw env checks the options (naming unknown ones) and declares the spaces.
-        raw = env_module(game).raw_env(**options)
+        # An unknown name is refused with the view's own arguments listed beside the game's options;
+        # the raw env then checks the values and declares the spaces.
+        raw_class = env_module(game).raw_env
+        check_options(raw_class.game_class, options, extras=VIEW_ARGUMENTS)
+        raw = raw_class(**options)
         self.engine = raw.game
         self.num_players = self.engine.num_players
         self.observation_space: spaces.Box = raw.observation_space("player_0")["observation"]
@@ -220,10 +229,11 @@ class SingleAgentView(gymnasium.Env):
             raise ValueError("opponents must name at least one agent")
         if weights is None:
             weights = [1.0] * len(opponents)
-        weights = np.asarray(list(weights), dtype=float)
+        given = list(weights)
+        weights = np.asarray(given, dtype=float)
         if weights.shape != (len(opponents),) or (weights < 0).any() or weights.sum() <= 0:
             raise ValueError(
-                f"weights must be {len(opponents)} non-negative numbers, not all 0, got {list(weights)}"
+                f"weights must be one non-negative number per opponent ({len(opponents)}), not all 0, got {given}"
             )
         # Keep built agents of specs still in the pool, so that a growing pool does not reload them.
         old = getattr(self, "opponents", [])
@@ -258,17 +268,20 @@ class SingleAgentView(gymnasium.Env):
         Args:
             seed: re-seeds the dice, the seat and opponent draws and the opponents' generators.
             options: may hold ``{"learner_seat": s, "opponents": [index per seat]}`` to fix this
-                episode's seating (the evaluation uses it); ``None`` otherwise.
+                episode's seating (the evaluation uses it): ``s`` a seat, and one index into the
+                pool for every seat, the learner's included (its entry is ignored); ``None`` otherwise.
+
+        Raises:
+            ValueError: an unknown key in ``options``, a seat out of range, or ``opponents`` that
+                is not one pool index per seat.
         """
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._dice = dice_mod.DiceStream(self._rng)
-        options = options or {}
+        seat, fixed = self._seating(options or {})
         n = self.num_players
-        seat = options.get("learner_seat", self.learner_seat)
-        self.seat = int(self._rng.integers(n)) if seat is None else int(seat)
-        fixed = options.get("opponents")
+        self.seat = int(self._rng.integers(n)) if seat is None else seat
         self.seat_specs = [None] * n
         self.seat_agents = [None] * n
         for s in range(n):
@@ -296,6 +309,29 @@ class SingleAgentView(gymnasium.Env):
         self._potential = 0.0
         return self._obs(), self._info()
 
+    def _seating(self, options: dict) -> tuple[int | None, list[int] | None]:
+        """``(learner_seat, opponents)`` of ``reset``'s options, checked before anything is drawn."""
+        unknown = sorted(set(options) - {"learner_seat", "opponents"})
+        if unknown:
+            raise ValueError(f"unknown reset option {unknown[0]!r}; options are: learner_seat, opponents")
+        n = self.num_players
+        seat = options.get("learner_seat", self.learner_seat)
+        if seat is not None and not (
+            isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < n
+        ):
+            raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, got {seat!r}")
+        fixed = options.get("opponents")
+        if fixed is None:
+            return (None if seat is None else int(seat)), None
+        pool = len(self.opponents)
+        if isinstance(fixed, (str, bytes)) or not hasattr(fixed, "__len__") or len(fixed) != n or not all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) and 0 <= i < pool for i in fixed
+        ):
+            raise ValueError(
+                f"the opponents option must be {n} indices into the pool of {pool} (one per seat), got {fixed!r}"
+            )
+        return (None if seat is None else int(seat)), [int(i) for i in fixed]
+
     def step(self, action):
         if self._done:
             raise RuntimeError("step() after the end of the episode: call reset()")
@@ -308,7 +344,8 @@ class SingleAgentView(gymnasium.Env):
             info = self._info()
             info["illegal_action"] = True
             info["learner_return"] = ILLEGAL_ACTION_PENALTY
-            return self._obs(), ILLEGAL_ACTION_PENALTY, True, False, info
+            # Less the shaping paid so far, as at any end (Phi = 0 there): the return is the penalty.
+            return self._obs(), ILLEGAL_ACTION_PENALTY - self._potential, True, False, info
         self.state = engine.apply_action(self.state, action)
         self._actions += 1
         outcome = self._advance()
@@ -381,7 +418,8 @@ class SingleAgentView(gymnasium.Env):
         return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)
 
     def _info(self) -> dict:
-        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": self.action_masks()}
+        mask = self.action_masks().view(np.int8)  # a fresh copy; bool and int8 share the 0/1 bytes
+        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": mask}
 
 
 def make_syvere(**kwargs) -> SingleAgentView:
@@ -397,18 +435,3 @@ def make_tenthousand(**kwargs) -> SingleAgentView:
 def make_meyer(**kwargs) -> SingleAgentView:
     """The single-agent view of Meyer (``gymnasium.make("dice/Meyer-v0", ...)``)."""
     return SingleAgentView("meyer", **kwargs)
-
-
-#: Gymnasium ids and their entry points (``dice_envs`` registers them on import).
-GYM_IDS = {
-    "dice/Syvere-v0": "train.view:make_syvere",
-    "dice/TenThousand-v0": "train.view:make_tenthousand",
-    "dice/Meyer-v0": "train.view:make_meyer",
-}
-
-
-def register_gym_ids() -> None:
-    """Register :data:`GYM_IDS` with Gymnasium unless already registered."""
-    for env_id, entry_point in GYM_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
