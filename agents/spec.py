@@ -1,6 +1,7 @@
 """Agent SPECs: the one parser of the strings that name an agent (CONTRACTS.md, "Agent SPECs").
 
-A SPEC is ``NAME``, ``NAME:KEY=VALUE[,KEY=VALUE...]`` or a path to a checkpoint:
+A SPEC is ``NAME``, ``NAME:KEY=VALUE[,KEY=VALUE...]``, ``MODULE:CLASS[:KEY=VALUE,...]`` or a path
+to a checkpoint:
 
 * ``NAME`` is an agent registered for the game (``agents.AGENTS[game]``: ``random``,
   ``heuristic``, ``bluffer``, ``optimal`` ...) or the name of its class (``BlufferAgent``).
@@ -8,6 +9,12 @@ A SPEC is ``NAME``, ``NAME:KEY=VALUE[,KEY=VALUE...]`` or a path to a checkpoint:
   ``KEY`` (int, float, bool, Fraction, str, tuple of ints; the default's type when there is no
   annotation), never by evaluating text: ``true``/``false``, ``0.3`` or ``1/3``, ``(7,4)`` or
   ``7/4`` for a tuple of whole numbers (see :func:`dice_envs.options.parse_value`).
+* ``MODULE:CLASS`` is an agent class of your own (``myagents:LastLegal``,
+  ``lab.agents:Cautious:margin=2``): the module is imported (from ``sys.path``, else from the working
+  directory, as ``uvicorn main:app`` does) and the class built as ``CLASS(game, seed=..., **params)``
+  with its parameters read like a registered agent's. Every process of a tournament imports it
+  itself, so it works whatever starts the workers. It runs your code: a SPEC names code to import,
+  unlike a checkpoint, which is never executed.
 * Anything else that looks like a path (it contains ``/`` or ``\\``, ends in ``.safetensors``,
   or exists on disk) is a checkpoint: the directory or its ``policy.safetensors``. A registered
   name wins over a file of the same name; write ``./random`` for the file.
@@ -25,7 +32,7 @@ import inspect
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dice_envs.extras import raise_missing
 from dice_envs.options import declared_types, parse_value, type_name
@@ -34,6 +41,8 @@ if TYPE_CHECKING:
     from agents.base import Agent
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
+#: ``MODULE:CLASS`` of an agent class of the user's (then ``:KEY=VALUE,...`` may follow).
+_USER_CLASS = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*)")
 #: Parameters a SPEC never sets: the game is the command's, the seed is given separately.
 _RESERVED = ("game", "seed")
 
@@ -46,6 +55,8 @@ def resolve_entry(game_name: str, name: str, entry: Any) -> type[Agent]:
     """
     if not isinstance(entry, str):
         return entry
+    if entry == name:  # MODULE:CLASS named in a SPEC: the user's code
+        return _user_class(game_name, name)
     module_name, _, class_name = entry.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -55,6 +66,35 @@ def resolve_entry(game_name: str, name: str, entry: Any) -> type[Agent]:
         return getattr(module, class_name)
     except AttributeError:
         raise ValueError(f"agent {name!r} for {game_name} is not available: {module_name} has no {class_name}") from None
+
+
+def _user_class(game_name: str, name: str) -> type[Agent]:
+    """The class a ``MODULE:CLASS`` SPEC names, imported from ``sys.path`` or else the working directory."""
+    import sys
+
+    module_name, _, class_name = name.partition(":")
+    top = module_name.split(".")[0]
+    for attempt in range(2):
+        try:
+            module = importlib.import_module(module_name)
+            break
+        except ModuleNotFoundError as exc:
+            if exc.name != top:  # the module is there but imports something missing
+                raise ValueError(f"agent {name!r} for {game_name}: cannot import {module_name}: {exc}") from exc
+            if attempt or os.getcwd() in sys.path:
+                raise ValueError(
+                    f"agent {name!r} for {game_name}: no module {top!r} on sys.path or in the working "
+                    f"directory {os.getcwd()}"
+                ) from None
+            # The console script's sys.path holds its own directory, not the working one.
+            sys.path.append(os.getcwd())
+    cls = getattr(module, class_name, None)
+    if not inspect.isclass(cls) or not callable(getattr(cls, "act", None)):
+        raise ValueError(
+            f"agent {name!r} for {game_name}: {module_name}.{class_name} is not an agent class "
+            "(a class with act(observation, action_mask), built as CLASS(game, seed=..., **params))"
+        )
+    return cast("type[Agent]", cls)  # the protocol, checked above; Agent is its base class
 
 
 def _table(game_name: str) -> dict:
@@ -78,10 +118,36 @@ def lookup(game_name: str, name: str) -> tuple[str, Any]:
     table = _table(game_name)
     if name in table:
         return name, table[name]
+    if _USER_CLASS.fullmatch(name):
+        return name, name  # resolved by resolve_entry, which imports it
     for registered, entry in table.items():
         if _class_name(entry) == name:
             return registered, entry
     raise ValueError(f"unknown agent {name!r} for {game_name}; choose from {', '.join(sorted(table))}")
+
+
+def split_user_spec(text: str) -> tuple[str, str | None] | None:
+    """``(MODULE:CLASS, parameters or None)`` when ``text`` has the form of a SPEC naming a class of
+    the user's, else ``None`` (whether MODULE is a registered agent's name is the caller's to ask).
+
+    >>> split_user_spec("lab.agents:Cautious:margin=2")
+    ('lab.agents:Cautious', 'margin=2')
+    >>> split_user_spec("bluffer:lie_probability=0.3") is None
+    True
+    """
+    match = re.fullmatch(r"\s*([\w.]+\s*:\s*[A-Za-z_]\w*)\s*(?::(.*))?", text, flags=re.S)
+    if match is None:
+        return None
+    name = "".join(match.group(1).split())
+    return (name, match.group(2)) if _USER_CLASS.fullmatch(name) else None
+
+
+def _registered(game_name: str, name: str) -> bool:
+    try:
+        lookup(game_name, name)
+    except ValueError:
+        return False
+    return True
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -113,6 +179,14 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
         raise ValueError("an empty agent SPEC")
     head, has_params, body = text.partition(":")
     head = head.strip()
+    user = split_user_spec(text)
+    if user is not None and not _registered(game_name, head):
+        name, params = user
+        if params is not None and not params.strip():
+            raise ValueError(
+                f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {name!r} or {name}:KEY=VALUE,..."
+            )
+        return name, _parse_params(game_name, name, params or "")
     if _NAME.fullmatch(head):
         try:
             registered, _ = lookup(game_name, head)
@@ -218,4 +292,4 @@ def build(game, spec: str, seed: int | None = None, **params):
         raise_missing(exc, f"agent {registered!r} for {game.name}")
 
 
-__all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label"]
+__all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label", "split_user_spec"]

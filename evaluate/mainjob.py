@@ -73,6 +73,7 @@ def run_game(
     """One game's tournament with its store and report; returns (result, leaderboard, seconds)."""
     from evaluate.ratings import leaderboard
     from evaluate.report import print_leaderboard, write_report
+    from evaluate.store import OutdatedStore
     from evaluate.tournament import run_tournament
 
     db = os.path.join(out, f"{game_name}.sqlite")
@@ -81,7 +82,8 @@ def run_game(
     try:
         result = run_tournament(game_name, specs, **kwargs)
     except ValueError as exc:
-        if "stands for other" not in str(exc) and "holds results of another setting" not in str(exc):
+        outdated = isinstance(exc, OutdatedStore)
+        if not outdated and "stands for other" not in str(exc) and "holds results of another setting" not in str(exc):
             raise
         kept = db.replace(".sqlite", time.strftime("-%Y%m%d-%H%M%S.sqlite"))
         os.replace(db, kept)

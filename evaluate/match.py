@@ -2,7 +2,8 @@
 
 A match is a special case of a tournament (:mod:`evaluate.tournament`): one table, its entrants
 in the order given, played by :func:`evaluate.tournament.play_table` on the rules engine with the
-tournament's keyed dice. Game ``g`` is deal ``g // n`` of the table in seat rotation ``g % n``;
+tournament's keyed dice. Game ``g`` is deal ``g // n`` of the table in seat rotation ``g % n``
+(of the table's order for two players; with more, of an order drawn for each deal, as in a tournament);
 its dice are a function of ``(seed, entrants, deal, moment of the game)`` only, common to the
 ``n`` rotations of a deal, and every agent is reset with a seed keyed the same way. Games are
 made, played and counted one at a time and nothing is kept per game, so a match of any length
@@ -80,6 +81,9 @@ def split_agent_words(words: list[str]) -> list[str]:
             specs.extend(names)
         elif word.strip():
             name, colon, body = word.strip().partition(":")
+            user = _user_spec(word, name)
+            if user is not None:  # MODULE:CLASS[:KEY=VALUE,...]: only its parameters are KEY=VALUE
+                name, body = user[0], user[1] or ""
             if colon and not any(c in name for c in "/\\"):
                 from agents.spec import _split_params
 
@@ -90,6 +94,16 @@ def split_agent_words(words: list[str]) -> list[str]:
         else:
             raise ValueError("--agents: an empty SPEC")
     return specs
+
+
+def _user_spec(word: str, head: str) -> tuple[str, str | None] | None:
+    """``agents.spec.split_user_spec`` of a word whose head is no agent's registered name."""
+    from agents import AGENTS
+    from agents.spec import split_user_spec
+
+    if any(head.strip() in table for table in AGENTS.values()):
+        return None
+    return split_user_spec(word)
 
 
 def _not_key_value(word: str, name: str, body: str, part: str) -> str:
@@ -232,7 +246,8 @@ def play_match(
         agent_specs: one entry per seat: a SPEC string (``"heuristic"``,
             ``"bluffer:lie_probability=0.3"``, a checkpoint path), a ``(name, params)`` pair, or
             an agent object. ``num_players`` defaults to the number of entries.
-        num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N``.
+        num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N`` in
+            two-player games, and rotates each deal's drawn order with more players.
         seed: a whole number >= 0; game ``g`` is deal ``g // N`` in rotation ``g % N`` of the
             one table of :func:`evaluate.tournament.table_tasks`: its dice are keyed by
             ``(seed, entrants' labels, deal)`` and the moment of the game, common to the ``N``
@@ -285,7 +300,7 @@ def play_match(
 
     def count(g: int, record: GameRecord) -> None:
         nonlocal last_report
-        seat_of = [(i + g) % n for i in range(n)]  # entrant -> seat (table_tasks' rotation)
+        seat_of = [record.seats.index(label) for label in labels]  # entrant -> seat (table_tasks')
         shares = record.win_shares()  # C-3: 1/k for each of k winners
         for i, rec in enumerate(records):
             rec.add(shares[seat_of[i]], record.returns[seat_of[i]])

@@ -14,7 +14,9 @@ actions, enough to replay it with the engine). Why it is safe to stop and to sha
   the second writer waits for the first instead of failing.
 * **The wrong file.** A path that is not a SQLite file, or a SQLite file with tables but not this
   store's, or one written for another game, other options or another env version, is refused
-  with a ``ValueError`` before anything is written to it (it is only read to be checked). An empty
+  with a ``ValueError`` before anything is written to it (it is only read to be checked); so is a
+  store of tables of three or more written before each deal drew its order around the table
+  (:class:`OutdatedStore`: its games sit under the same keys with other seatings). An empty
   file or an SQLite database without tables holds nothing to lose and becomes a store (a second
   run starting on a new path may find it so, while the first is creating the store).
 
@@ -69,6 +71,11 @@ CREATE TABLE IF NOT EXISTS games (
 #: of the parent's time in a tournament of short games.
 _dumps = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
 _dumps_log = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class OutdatedStore(ValueError):
+    """A results store of tables of three or more from before each deal drew its order around the
+    table (``evaluate.tournament.SEATING``): the same keys hold other seatings there."""
 
 
 def _uri(path: str, mode: str) -> str:
@@ -130,15 +137,24 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
                 f"{what} holds results of another setting: {found}; give another --db "
                 "(a results database holds one game with one set of options)"
             )
+    if json.loads(expected["options"]).get("num_players", 2) > 2 and meta.get("seating") != expected["seating"]:
+        # Pairs are seated as they always were; larger tables now draw an order per deal.
+        raise OutdatedStore(
+            f"{what} was written by an older dice-envs, which seated every deal of a table of three or more "
+            "in one order; its games would be mixed with differently seated ones: give another --db"
+        )
 
 
 def _expected(game: str, env_id: str, options: dict) -> dict[str, str]:
+    from evaluate.tournament import SEATING
+
     return {
         "format": FORMAT,
         "schema_version": str(SCHEMA_VERSION),
         "game": game,
         "env_id": env_id,
         "options": _dumps(options),
+        "seating": SEATING,
     }
 
 

@@ -210,3 +210,47 @@ def test_a_retrained_checkpoint_under_the_same_name_is_refused(tmp_path):
     other = _checkpoint(tmp_path / "runs" / "b" / "final", seed=2)
     with pytest.raises(ValueError, match="the label 'final' stands for other checkpoint files"):
         run_tournament("meyer", [other, "honest"], **kw)
+
+
+def _as_written_before_seating(path: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM meta WHERE key = 'seating'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_store_of_larger_tables_from_before_the_drawn_orders_is_refused_and_pairs_are_kept(tmp_path, capsys):
+    from evaluate.store import OutdatedStore
+
+    three = str(tmp_path / "three.sqlite")
+    run_tournament("syvere", ["heuristic", "random", "optimal"], games=1, db=three, num_players=3, workers=1,
+                   progress=False)  # fmt: skip
+    _as_written_before_seating(three)
+    before = digest(three)
+    with pytest.raises(OutdatedStore, match="seated every deal of a table of three or more in one order"):
+        run_tournament("syvere", ["heuristic", "random", "optimal"], games=2, db=three, num_players=3, workers=1,
+                       progress=False)  # fmt: skip
+    assert digest(three) == before  # refused before anything was written
+    assert main(["tournament", "syvere", "--num-players", "3", "--agents", "heuristic", "random", "optimal",
+                 "--games", "2", "--db", three, "--quiet"]) == 2  # fmt: skip
+    assert "give another --db" in capsys.readouterr().err
+    # Pairs are seated as they always were: an old two-player store goes on.
+    two = str(tmp_path / "two.sqlite")
+    run_tournament("meyer", ["honest", "bluffer"], games=1, db=two, workers=1, progress=False)
+    _as_written_before_seating(two)
+    again = run_tournament("meyer", ["honest", "bluffer"], games=2, db=two, workers=1, progress=False)
+    assert again.played_now == 2 and len(rows(two)) == 4
+
+
+def test_the_main_job_keeps_an_outdated_store_aside_and_starts_afresh(tmp_path, capsys):
+    from evaluate.mainjob import run_game
+
+    db = tmp_path / "syvere.sqlite"
+    specs = ["heuristic", "random", "optimal"]
+    run_tournament("syvere", specs, games=1, db=str(db), num_players=3, workers=1, progress=False)
+    _as_written_before_seating(str(db))
+    result, _, _ = run_game("syvere", specs, 1, str(tmp_path), 1, 0, {"num_players": 3})
+    assert result.played_now == 3
+    kept = [p for p in tmp_path.glob("syvere-*.sqlite")]
+    assert len(kept) == 1 and len(rows(str(kept[0]))) == 3  # nothing lost
+    assert "the old database is kept as" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from dice_envs import dice as dice_mod
 from evaluate.tournament import (
     GameTask,
     KeyedDice,
+    deal_order,
     Moments,
     build_agents,
     build_game,
@@ -65,9 +66,32 @@ def test_adding_an_entrant_keeps_the_old_games():
     assert all("d" in key[2].split("|") for key in new - old)
 
 
-def test_rotations_seat_entrant_i_at_seat_i_plus_r():
-    task = GameTask(0, ("a", "b", "c"), 0, 1)
-    assert task.seats == ("c", "a", "b")
+def test_rotations_seat_entrant_i_of_the_deal_order_at_seat_i_plus_r():
+    pair = GameTask(0, ("a", "b"), 0, 1)
+    assert pair.seats == ("b", "a")  # two players: the table's own order
+    for deal in range(5):
+        order = deal_order(0, ("a", "b", "c"), deal)
+        for r in range(3):
+            seats = GameTask(0, ("a", "b", "c"), deal, r).seats
+            assert [seats.index(label) for label in order] == [(i + r) % 3 for i in range(3)]
+
+
+def test_each_deal_of_a_larger_table_draws_its_order_and_labels_do_not_set_it():
+    # Who plays after whom used to be the labels' sort order in every deal: renaming an entrant
+    # changed its neighbours, and a 3-player Meyer result moved from 0.85 to 0.52.
+    table = ("a", "b", "c", "d")
+    orders = [deal_order(7, table, deal) for deal in range(2400)]
+    # every cyclic order (24 permutations / 4 rotations = 6) comes up about equally often
+    def cyclic(order):
+        k = order.index("a")
+        return order[k:] + order[:k]
+    counts = Counter(cyclic(o) for o in orders)
+    assert len(counts) == 6 and min(counts.values()) > 300  # 400 expected each
+    # a renamed entrant gets an unrelated sequence of orders, not one fixed by where it sorts
+    renamed = [deal_order(7, ("b", "c", "d", "zz"), deal) for deal in range(2400)]
+    assert Counter(cyclic(tuple("a" if x == "zz" else x for x in o)) for o in renamed).keys() == counts.keys()
+    # the same key gives the same order in every process (keyed, not drawn from a stream)
+    assert deal_order(7, table, 3) == deal_order(7, table, 3)
 
 
 def test_bad_schedules_are_refused():
@@ -201,9 +225,40 @@ def test_a_match_is_one_table_played_in_rotation_order():
     five = play_table(game, agents, labels, 5, seed=4, on_game=lambda g, r: seen.append(g))
     assert seen == [0, 1, 2, 3, 4]
     for g, record in enumerate(five):
-        assert record.seats.index(labels[0]) == g % 3  # entrant i at seat (i + g) % n
+        order = deal_order(4, tuple(labels), g // 3)
+        assert record.seats.index(order[0]) == g % 3  # entrant i of the deal's order at seat (i + g) % n
         assert (record.task.deal, record.task.rotation) == (g // 3, g % 3)
     two = play_table(game, agents, labels, 2, seed=4)
     assert [r.log for r in two] == [r.log for r in five[:2]]  # game g does not depend on the count
     # ... and is the tournament's game of that deal and rotation.
     assert five[4].log == play_game(game, agents, GameTask(4, tuple(labels), 1, 1)).log
+
+
+class _AlwaysDoubt:
+    """A broken Meyer agent: it doubts even when there is nothing to doubt."""
+
+    def __init__(self, game, seed=None):
+        pass
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        return 0
+
+
+def test_an_illegal_action_names_the_agent_its_seat_and_game(monkeypatch, tmp_path):
+    import agents
+    from dice_envs.cli import main
+
+    monkeypatch.setitem(agents.AGENTS["meyer"], "alwaysdoubt", _AlwaysDoubt)
+    with pytest.raises(Exception) as caught:
+        run_tournament("meyer", ["honest", "alwaysdoubt"], 2, seed=0, workers=1, progress=False)
+    assert isinstance(caught.value, RuntimeError)
+    message = str(caught.value)
+    assert message.startswith("agent 'alwaysdoubt' at seat ")
+    assert "(table alwaysdoubt|honest, deal 0, rotation " in message
+    assert "played an illegal action: illegal action 0 in meyer" in message
+    # the command line: one line naming the agent, exit 1 (the command could not finish)
+    db = str(tmp_path / "m.sqlite")
+    assert main(["tournament", "meyer", "--agents", "honest", "alwaysdoubt", "--games", "2", "--db", db, "--quiet"]) == 1
