@@ -187,7 +187,7 @@ def tournament_main(argv: list[str]) -> int:
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)
     rate = f"{result.games_per_second:,.0f} games/s" if result.played_now else "nothing new to play"
     summary = (
-        f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}, {result.workers} workers); "
+        f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}, {result.workers} worker{'s' if result.workers != 1 else ''}); "
         f"{len(result.records) - result.played_now} were already stored"
         + (f"; results in {db}" if db else "")
     )
@@ -243,8 +243,8 @@ def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
     for step, (event, before, after) in enumerate(replay_states(game, stored["log"]), 1):
         seat = game.current_player(before)
         if isinstance(event, str):
-            faces = dice_mod.normalize(event)
-            what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(faces)}  ({event})"
+            text = game.roll_to_string(dice_mod.normalize(event))  # Meyer: high die first (ME-2)
+            what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(tuple(map(int, text)))}  ({text})"
         else:
             what = f"player_{seat} ({seats[seat]}): {game.action_to_string(before, event)}"
         lines += ["", f"-- step {step}: {what}", game.render(after)]

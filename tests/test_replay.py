@@ -45,6 +45,15 @@ def test_replay_command_shows_every_step_and_says_the_outcome_is_reproduced(tmp_
     out = capsys.readouterr().out
     assert "player_0 = " in out and "the stored outcome, reproduced" in out
     assert "rolls" in out and "claim" in out
+    # A roll is named as the rules name it, high die first (ME-2), as the table under it shows.
+    import re
+
+    from dice_envs.games import meyer
+
+    for faces, name in re.findall(r"rolls ([⚀-⚅ ]+)  \((\d\d)\)", out):
+        assert name in meyer.CLAIM_NAMES and int(name[0]) >= int(name[1])
+        assert faces == " ".join("⚀⚁⚂⚃⚄⚅"[int(d) - 1] for d in name)
+    assert any(a != b for a, b in re.findall(r"rolls [⚀-⚅ ]+  \((\d)(\d)\)", out))  # not only pairs
 
 
 def test_replay_detects_a_changed_outcome_and_refuses_bad_input(tmp_path, capsys):

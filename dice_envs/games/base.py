@@ -184,6 +184,11 @@ class Game(abc.ABC):
     def action_to_string(self, state, action: int) -> str:
         """The rule book's string for an action id (RULES.md action strings)."""
 
+    def roll_to_string(self, dice) -> str:
+        """A roll as the rules write it: faces ascending (``224566``); Meyer names it high die
+        first (``51``, ME-2)."""
+        return dice_mod.to_string(dice)
+
     def string_to_action(self, state, text: str) -> int:
         """The legal action whose string is ``text`` (surrounding space and case ignored).
 

@@ -565,6 +565,10 @@ class Game(base.Game):
         """The ranking of this variant, best first: ``21 > 31 > 66 > ... > 32``."""
         return " > ".join(CLAIM_NAMES[c] for c in self.ranking)
 
+    def roll_to_string(self, dice) -> str:
+        """A roll by its name, high die first (ME-2): ``(1, 5)`` is ``"51"``."""
+        return CLAIM_NAMES[claim_of(dice)]
+
     def render(self, state: State) -> str:
         """The omniscient view: everything, including the dice under the cup nobody may see.
 

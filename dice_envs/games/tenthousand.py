@@ -716,7 +716,7 @@ class Game(base.Game):
             if state.roll:
                 line += f"   roll: {dice_mod.to_unicode(state.roll)}  ({to_string(state.roll)})"
             else:
-                line += f"   {state.to_roll} dice to roll"
+                line += f"   {state.to_roll} {'die' if state.to_roll == 1 else 'dice'} to roll"
             lines.append(line)
             if state.pending and self.confirm_combinations:
                 lines.append("  a combination waits for a single 1 or 5 to confirm it")
