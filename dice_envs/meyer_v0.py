@@ -4,7 +4,7 @@
 |---|---|
 | Registry id | ``dice/meyer-v0`` — ``pettingzoo.make("aec", "dice/meyer-v0", num_players=4)`` |
 | Import | ``from dice_envs import meyer_v0`` (``meyer_v0.env()``, ``meyer_v0.raw_env()``) |
-| Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8 |
+| Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8; a player who is out stays in ``env.agents``, not terminated, until the game ends (it never acts again) |
 | Actions | ``Discrete(24)``: 0 ``doubt``, 1 ``believe``, 2 ``reroll``, 3..23 ``claim 21`` .. ``claim 32`` (ME-10) |
 | Observation | ``Dict(observation=Box(float32, (7N+59+H(N+3),)), action_mask=Box(int8, (24,)))`` |
 | Rewards | at the end only: the winners share +1, the losers share -1 (C-3) |
@@ -49,7 +49,7 @@ to their slices:
 | N .. 2N-1 | ``in_game`` | still in (lives left) | 0, 1 |
 | 2N .. 3N-1 | ``to_act`` | one-hot: who acts next (all 0 once the game is over) | 0, 1 |
 | 3N | ``respond`` | the player to act must doubt or believe | 0, 1 |
-| 3N+1 | ``claim_phase`` | the player to act has rolled and must claim (or reroll) | 0, 1 |
+| 3N+1 | ``claim_phase`` | the player to act must claim (or reroll) once their dice are rolled; 1 also at the chance node of that roll, where only engine users observe (the env rolls before anyone acts) | 0, 1 |
 | 3N+2 | ``actor_rerolled`` | the player to act made the blind reroll in this turn (public, ME-5) | 0, 1 |
 | 3N+3 | ``beat_rank`` | rank of the claim to beat (0 at a round start) | 0 .. 21 |
 | 3N+4 .. 3N+24 | ``beat_claim`` | one-hot: the claim to beat, in action order (``21``, ``31``, ``66``, ..., ``32``) | 0, 1 |

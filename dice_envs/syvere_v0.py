@@ -4,7 +4,7 @@
 |---|---|
 | Registry id | ``dice/syvere-v0`` — ``pettingzoo.make("aec", "dice/syvere-v0", num_players=4)`` |
 | Import | ``from dice_envs import syvere_v0`` (``syvere_v0.env()``, ``syvere_v0.raw_env()``) |
-| Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8 |
+| Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8; a player who is out stays in ``env.agents``, not terminated, until the game ends (it never acts again) |
 | Actions | ``Discrete(2)``: 0 ``roll``, 1 ``stop`` (SY-12) |
 | Observation | ``Dict(observation=Box(float32, (3N+12,)), action_mask=Box(int8, (2,)))`` |
 | Rewards | at the end only: the winners share +1, the losers share -1 (C-3) |

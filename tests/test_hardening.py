@@ -424,8 +424,8 @@ def test_gymnasium_ids_are_registered_on_import_with_lazy_string_entry_points():
         "print('train.view' in sys.modules)\n"
     )
     assert out.splitlines() == [
-        "dice/Syvere-v0 train.view:make_syvere",
-        "dice/TenThousand-v0 train.view:make_tenthousand",
-        "dice/Meyer-v0 train.view:make_meyer",
-        "False",
+        "dice/Syvere-v0 dice_envs.registry:make_syvere_view",
+        "dice/TenThousand-v0 dice_envs.registry:make_tenthousand_view",
+        "dice/Meyer-v0 dice_envs.registry:make_meyer_view",
+        "False",  # string entry points: nothing of train is imported until gymnasium.make
     ]
