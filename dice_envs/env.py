@@ -125,7 +125,8 @@ class DiceGameEnv(AECEnv):
 
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
-            (``render()`` prints it).
+            (the text is printed after every ``reset`` and ``step``, as PettingZoo's classic
+            envs and Gymnasium do, and by ``render()``, which returns ``None``).
         max_cycles: truncate after ``max_cycles * num_players`` actions; ``None`` for no limit.
         **options: the game's options, passed to ``game_class`` (``num_players`` among them).
     """
@@ -198,6 +199,8 @@ class DiceGameEnv(AECEnv):
         self.game_state = self.game.initial_state()
         self._last_lines = ["new game"]
         self._after_transition(None, None, *self._resolve_chance())
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action) -> None:
         try:
@@ -230,6 +233,8 @@ class DiceGameEnv(AECEnv):
         self._after_transition(agent, text, rolls, hidden)
         if self.terminations[agent]:  # rewards are zero before the end (C-3)
             self._accumulate_rewards()
+        if self.render_mode == "human":  # as PettingZoo's classic envs and Gymnasium do
+            self.render()
 
     def observe(self, agent):
         game = self.game

@@ -93,7 +93,7 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 | ``end`` | ``"last_standing"`` | the last player with lives wins; ``"first_out"``: the first player out loses, all others win (ME-7) |
 | ``first_starter`` | 0 | the seat that starts the first round (C-4) |
 | ``history`` | 8 | H, how many of the round's claims the observation lists, 0..64 |
-| ``render_mode`` | ``None`` | ``"ansi"`` or ``"human"`` |
+| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed after every ``reset`` and ``step``) |
 | ``max_cycles`` | ``None`` | truncate after ``max_cycles * N`` actions |
 
 Rewards (C-3): with ``end="last_standing"`` the winner gets +1 and the others share -1 (2 players:

@@ -46,7 +46,7 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 | ``max_rolls`` | 3 | the round starter's roll limit (SY-6), 1 .. 100 |
 | ``next_starter`` | ``"right"`` | who starts the next round: ``"right"`` (previous seat, SY-10) or ``"left"`` |
 | ``first_starter`` | 0 | the seat that starts the first round (C-4) |
-| ``render_mode`` | ``None`` | ``"ansi"`` or ``"human"`` |
+| ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed after every ``reset`` and ``step``) |
 | ``max_cycles`` | ``None`` | truncate after ``max_cycles * N`` actions |
 
 Interpretations taken from RULES.md:

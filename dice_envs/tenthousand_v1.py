@@ -81,7 +81,7 @@ preset's; any option overrides the preset's entry (TT-10):
 | ``four_and_pair_is_three_pairs`` | False | True | True | whether 4-4-6-6-6-6 is three pairs (TT-5) |
 | ``n_of_a_kind`` | ``"linear"`` | ``"doubling"`` | ``"doubling"`` | four, five, six of a kind: (k−2)× or 2×, 4×, 8× the triple |
 | ``first_starter`` | 0 | 0 | 0 | the seat that plays first (C-4) |
-| ``render_mode`` | | | | ``None``, ``"ansi"`` or ``"human"`` |
+| ``render_mode`` | | | | ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed after every ``reset`` and ``step``) |
 | ``max_cycles`` | | | | truncate after ``max_cycles * N`` actions (``None``: no limit) |
 
 Every game can end (TT-9, RULES.md): an ``opening`` or ``min_bank`` given above the ``target`` is

@@ -201,6 +201,10 @@ def test_render_ansi_and_human(env_id, capsys):
     assert "player_" in env.render()
     human = pettingzoo.make("aec", env_id, num_players=3, render_mode="human")
     human.reset(seed=4)
+    assert "player_0" in capsys.readouterr().out  # printed by reset itself
+    obs = human.observe(human.agent_selection)
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "player_0" in capsys.readouterr().out  # and by every step, as PettingZoo's classic envs do
     assert human.render() is None
     assert "player_0" in capsys.readouterr().out
 

@@ -361,3 +361,15 @@ def test_a_module_of_the_users_that_hides_ours_is_named(tmp_path, name):
         f"ImportError: dice-envs' package '{name}' is hidden by {tmp_path.resolve() / name}.py, which comes "
         "first on sys.path (often a file in the working directory): rename it, or run from another directory"
     )
+
+
+def test_human_render_prints_after_reset_and_every_step(capsys):
+    env = gymnasium.make("dice/Syvere-v0", opponents="heuristic", num_players=2, render_mode="human")
+    env.reset(seed=0)
+    assert "player_0" in capsys.readouterr().out
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert "player_" in capsys.readouterr().out
+    assert env.render() is None and "player_" in capsys.readouterr().out
+    ansi = make_syvere(opponents="heuristic", num_players=2, render_mode="ansi")
+    ansi.reset(seed=0)
+    assert capsys.readouterr().out == "" and "player_0" in ansi.render()

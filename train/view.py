@@ -148,8 +148,9 @@ class SingleAgentView(gymnasium.Env):
         shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.
         max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
             no limit); a truncated episode pays 0.
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the engine's text of the state; it
-            shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the engine's text of the state; it
+            shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play)
+            or ``"human"`` (that text printed after every ``reset`` and ``step``).
         **options: the game's options (``num_players=4``, ``preset="dk"``, ...).
 
     Raises:
@@ -157,7 +158,7 @@ class SingleAgentView(gymnasium.Env):
         ValueError: an unknown game, bad options, opponents or weights.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -173,8 +174,8 @@ class SingleAgentView(gymnasium.Env):
         super().__init__()
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-        if render_mode not in (None, "ansi"):
-            raise RenderModeError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise RenderModeError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.game_name = game
         self.options = dict(options)
         # An unknown name is refused with the view's own arguments listed beside the game's options;
@@ -307,6 +308,8 @@ class SingleAgentView(gymnasium.Env):
         self._start_standing = 0.0
         self._start_standing = self._phi()
         self._potential = 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info()
 
     def _seating(self, options: dict) -> tuple[int | None, list[int] | None]:
@@ -333,6 +336,12 @@ class SingleAgentView(gymnasium.Env):
         return (None if seat is None else int(seat)), [int(i) for i in fixed]
 
     def step(self, action):
+        result = self._step(action)
+        if self.render_mode == "human":
+            self.render()
+        return result
+
+    def _step(self, action):
         if self._done:
             raise RuntimeError("step() after the end of the episode: call reset()")
         if not self.action_space.contains(action):
@@ -375,7 +384,11 @@ class SingleAgentView(gymnasium.Env):
     def render(self):
         if self.render_mode is None or self.state is None:
             return None
-        return self.engine.render(self.state)
+        text = self.engine.render(self.state)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
 
     # -- internals ----------------------------------------------------------------------------
     def _roll(self) -> None:
