@@ -295,22 +295,38 @@ def plot_head_to_head(lb, path: str, title: str = "") -> str:
 
 
 def plot_ratings(lb, path: str, title: str = "") -> str:
-    """The ratings with their 95% bootstrap intervals, best at the top."""
+    """The ratings with their 95% bootstrap intervals, best at the top.
+
+    A point is orange where its interval overlaps the next one's (not separated); the colour key
+    is the legend, below the title whatever the title.
+    """
     plt = _pyplot()
+    from matplotlib.lines import Line2D
 
     n = len(lb.rows)
     fig, ax = plt.subplots(figsize=figure_size("ratings", n), dpi=DPI)
     ys = list(range(n))[::-1]
     for y, r in zip(ys, lb.rows):
+        if r.rating_low is None or r.rating_high is None:
+            xerr = None
+        else:
+            xerr = [[r.rating - r.rating_low], [r.rating_high - r.rating]]
         ax.errorbar(
-            r.rating, y, xerr=[[r.rating - r.rating_low], [r.rating_high - r.rating]], fmt="o", capsize=4,
-            color="tab:blue" if r.separated else "tab:orange",
+            r.rating, y, xerr=xerr, fmt="o", capsize=4,
+            color="tab:orange" if lb.overlaps_next(r) else "tab:blue",
         )  # fmt: skip
     ax.set_yticks(ys, [r.label for r in lb.rows])
+    ax.set_ylim(-0.7, n - 0.3)
     interval = "95% bootstrap interval over deals" if lb.bootstrap > 0 else "no intervals: bootstrap 0"
     ax.set_xlabel(f"{lb.rating_name} ({lb.method}, {interval})")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(title or "ratings (orange: not separated from the next)")
+    if lb.bootstrap > 0:
+        key = [
+            Line2D([], [], color="tab:blue", marker="o", label="separated from the next (or last)"),
+            Line2D([], [], color="tab:orange", marker="o", label="not separated from the next"),
+        ]
+        ax.legend(handles=key, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+    ax.set_title(title or "ratings", pad=22 if lb.bootstrap > 0 else 6)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
@@ -339,9 +355,11 @@ def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str
         ax.set_ylim(-0.03, 1.03)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("rate")
-    axes[-1].legend(fontsize=7, loc="lower right")
+    # One legend for the three panels, below them, clear of the data.
+    handles, labels = axes[0].get_legend_handles_labels()
     fig.suptitle(title or "Meyer bluffing profiles (claims from worst to Meyer)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
@@ -372,11 +390,11 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
             ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
              "mean_return", "return_low", "return_high", "separated_from_next"]
         )  # fmt: skip
-        for k, r in enumerate(lb.rows, 1):
+        for k, r in enumerate(lb.rows, 1):  # an unknown (None) bound or separation is an empty cell
             out.writerow(
-                [k, r.label, f"{r.rating:.3f}", f"{r.rating_low:.3f}", f"{r.rating_high:.3f}", r.games,
+                [k, r.label, f"{r.rating:.3f}", _cell(r.rating_low, ".3f"), _cell(r.rating_high, ".3f"), r.games,
                  f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
-                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", r.separated]
+                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated]
             )  # fmt: skip
     written.append(path)
     path = os.path.join(directory, "head_to_head.csv")
@@ -422,6 +440,11 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
         written.append(plot_head_to_head(lb, os.path.join(directory, "head_to_head.png"), ""))
         written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), title))
     return written
+
+
+def _cell(value, spec: str) -> str:
+    """A CSV cell: the number formatted, or empty for ``None``."""
+    return "" if value is None else format(value, spec)
 
 
 def _json_default(value):

@@ -152,3 +152,42 @@ def test_print_leaderboard_marks_overlapping_neighbours(meyer_result):
     print_leaderboard(lb, "title", file=log)  # ... plain text in a file or a pipe
     assert log.getvalue() == f"title\n{lb.text()}\n"
     assert ("~ next" in log.getvalue()) == overlapping and "┃" not in log.getvalue()
+
+
+def _kept_figures(monkeypatch):
+    """Keep the figures a plot function closes, to inspect them."""
+    import matplotlib.pyplot as plt
+
+    kept = []
+    monkeypatch.setattr(plt, "close", lambda fig=None: kept.append(fig))
+    return kept
+
+
+def test_ratings_picture_shows_its_colour_key_under_any_title(tmp_path, monkeypatch, meyer_result):
+    pytest.importorskip("matplotlib")
+    from evaluate.report import plot_ratings
+
+    kept = _kept_figures(monkeypatch)
+    lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=40)
+    plot_ratings(lb, str(tmp_path / "r.png"), "a title of the caller's")  # as write_report calls it
+    ax = kept[-1].axes[0]
+    assert ax.get_title() == "a title of the caller's"
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("not separated" in t for t in texts)
+
+
+def test_bluffing_legend_is_clear_of_the_data(tmp_path, monkeypatch, meyer_result):
+    pytest.importorskip("matplotlib")
+    from evaluate.report import plot_bluffing
+
+    kept = _kept_figures(monkeypatch)
+    game = build_game("meyer", {"num_players": 2})
+    plot_bluffing(bluffing_profile(game, meyer_result.records, meyer_result.labels), game, str(tmp_path / "b.png"))
+    fig = kept[-1]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+    assert len(legends) == 1 and len(legends[0].get_texts()) == 3
+    box = legends[0].get_window_extent(renderer)
+    for ax in fig.axes:  # no panel's plotting area under the legend
+        assert not box.overlaps(ax.get_window_extent(renderer))
