@@ -8,8 +8,8 @@ options); the ``farkle`` bust penalty (TT-9e) on floored totals, see "A bust pen
 
 The game is read through the engine contract: the chance outcomes of ``n`` dice from
 ``Game.chance_outcomes``, the choices each roll offers from ``Game.selections`` (merged once into
-*classes* of rolls that offer the same ``(value, dice left)`` choices: 119-125 classes for six
-dice), and the bank rules (the least bankable turn total before and after opening, whether hot
+*classes* of rolls that offer the same ``(value, dice left)`` choices: 118 (``dk``) to 124 (``no``,
+``farkle``) classes for six dice, busts kept apart), and the bank rules (the least bankable turn total before and after opening, whether hot
 dice must be rolled) from ``Game.legal_actions`` on probe states. The end rules of TT-8 are the
 solver's own model; the tests check it against the engine by evaluating the solved policy over
 the engine's own states.
@@ -97,7 +97,7 @@ the floor. The solved game is the game with that one rule added; everything else
   ``--floor`` measures it at any target. (A rigorous bound would need the true game's optimal
   strategies: a player who never banks falls below any floor for sure.)
 * Cost: every sweep solves each state's turn once for both bounds. Two tables of
-  ``K^2 (T - F)^2`` floats (4.5 MiB each for farkle at 10 000) and their midpoint, stored in the
+  ``K^2 (T - F)^2`` floats (4.5 MB, 4.3 MiB, each for farkle at 10 000) and their midpoint, stored in the
   cache with the bounds.
 
 Values of the ``farkle`` preset (floor -2500; first player's P(win) + 1/2 P(tie); error bound):
