@@ -15,8 +15,9 @@ actions, enough to replay it with the engine). Why it is safe to stop and to sha
 * **The wrong file.** A path that is not a SQLite file, or a SQLite file with tables but not this
   store's, or one written for another game, other options or another env version, is refused
   with a ``ValueError`` before anything is written to it (it is only read to be checked); so is a
-  store of tables of three or more written before each deal drew its order around the table
-  (:class:`OutdatedStore`: its games sit under the same keys with other seatings). An empty
+  store of tables of three or more written under another seating of the deals (``SEATING``; before
+  deals went round the table's cyclic orders, one fixed order seated them all), as
+  :class:`OutdatedStore`: its games sit under the same keys with other seatings. An empty
   file or an SQLite database without tables holds nothing to lose and becomes a store (a second
   run starting on a new path may find it so, while the first is creating the store).
 
@@ -74,8 +75,8 @@ _dumps_log = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class OutdatedStore(ValueError):
-    """A results store of tables of three or more from before each deal drew its order around the
-    table (``evaluate.tournament.SEATING``): the same keys hold other seatings there."""
+    """A results store of tables of three or more written under another seating of the deals
+    (``evaluate.tournament.SEATING``): the same keys hold other seatings there."""
 
 
 def _uri(path: str, mode: str) -> str:
@@ -140,8 +141,8 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
     if json.loads(expected["options"]).get("num_players", 2) > 2 and meta.get("seating") != expected["seating"]:
         # Pairs are seated as they always were; larger tables now draw an order per deal.
         raise OutdatedStore(
-            f"{what} was written by an older dice-envs, which seated every deal of a table of three or more "
-            "in one order; its games would be mixed with differently seated ones: give another --db"
+            f"{what} was written by an older dice-envs, which seated the deals of a table of three or more "
+            "otherwise; its games would be mixed with differently seated ones: give another --db"
         )
 
 

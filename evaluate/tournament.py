@@ -15,11 +15,11 @@ Formats (CONTRACTS.md, "Tournaments and common dice"):
   of one order around the table: entrant ``i`` of that order sits at seat ``(i + r) %
   num_players``. Every entrant therefore sits in every seat of every table exactly ``games`` times,
   and ``--games N`` means N deals per table, ``N * num_players`` games. With two players the order
-  is the table's (label order); with three or more it is drawn afresh for every deal
-  (:func:`deal_order`, keyed like the dice), so who plays after whom varies from deal to deal and
-  does not depend on how the labels sort: in Meyer the claims one answers are the previous
-  player's, and one fixed order for every deal moved a 3-player result from 0.85 to 0.52 when an
-  entrant was only renamed.
+  is the table's (label order); with three or more, every block of ``(P - 1)!`` deals plays each
+  cyclic order of the table once, in a keyed shuffle (:func:`deal_order`), so who plays after whom
+  varies from deal to deal, comes up equally often, and does not depend on how the labels sort: in
+  Meyer the claims one answers are the previous player's, and one fixed order for every deal moved
+  a 3-player result from 0.85 to 0.52 when an entrant was only renamed.
 * **Common dice.** A roll's faces are a function of (seed, table, deal, turn number, roll number
   within the turn) only (:class:`Moments`), not drawn from one stream: the rotations of a deal
   meet the same dice at the same moment of the game (turn 3's second roll is the same in every
@@ -237,25 +237,46 @@ class GameTask:
 
 
 #: How seats are laid out (a results store records it; see the module docstring). A store of
-#: tables of 3+ made before the order was drawn per deal holds other seatings under the same keys.
-SEATING = "order drawn per deal"
+#: tables of 3+ made under another layout holds other seatings under the same keys.
+SEATING = "cyclic orders balanced per block of deals"
+
+
+@lru_cache(maxsize=64)
+def _cyclic_orders(table: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The ``(P - 1)!`` orders around a table of P, one per cyclic class (the first entrant fixed)."""
+    return [(table[0], *rest) for rest in itertools.permutations(table[1:])]
+
+
+@lru_cache(maxsize=256)
+def _block_shuffle(seed: int, table: tuple[str, ...], block: int) -> tuple[int, ...]:
+    """A keyed shuffle of the table's cyclic orders for one block of ``(P - 1)!`` deals."""
+    key = "|".join(table)
+    count = len(_cyclic_orders(table))
+    return tuple(sorted(range(count), key=lambda i: _hasher("seating", seed, key, block, i).digest()))
 
 
 @lru_cache(maxsize=4096)
 def deal_order(seed: int, table: tuple[str, ...], deal: int) -> tuple[str, ...]:
-    """The order around the table whose rotations play deal ``deal``: the table itself for two
-    players (both seatings of a pair are its rotations), else a uniformly drawn permutation keyed
-    by (seed, table, deal), the same in every process.
+    """The order around the table whose rotations play deal ``deal``.
+
+    Two players: the table itself (both seatings of a pair are its rotations). More: the deals
+    run in blocks of ``(P - 1)!``, and each block plays every cyclic order of the table once, in
+    a shuffle keyed by (seed, table, block), the same in every process. So who plays after whom
+    does not follow the labels, and over every block each neighbour relation comes up equally
+    often (a uniform draw per deal would balance them only on average).
 
     >>> deal_order(0, ("a", "b"), 5)
     ('a', 'b')
     >>> sorted(deal_order(0, ("a", "b", "c"), 5))
     ['a', 'b', 'c']
+    >>> sorted({deal_order(0, ("a", "b", "c"), d) for d in (0, 1)})  # a block of 2! deals: both orders
+    [('a', 'b', 'c'), ('a', 'c', 'b')]
     """
     if len(table) <= 2:
         return table
-    key = "|".join(table)
-    return tuple(sorted(table, key=lambda label: _hasher("seating", seed, key, deal, label).digest()))
+    orders = _cyclic_orders(table)
+    block, k = divmod(deal, len(orders))
+    return orders[_block_shuffle(seed, table, block)[k]]
 
 
 def tables(labels: Sequence[str], num_players: int) -> list[tuple[str, ...]]:

@@ -227,10 +227,20 @@ def test_a_store_of_larger_tables_from_before_the_drawn_orders_is_refused_and_pa
                    progress=False)  # fmt: skip
     _as_written_before_seating(three)
     before = digest(three)
-    with pytest.raises(OutdatedStore, match="seated every deal of a table of three or more in one order"):
+    with pytest.raises(OutdatedStore, match="seated the deals of a table of three or more otherwise"):
         run_tournament("syvere", ["heuristic", "random", "optimal"], games=2, db=three, num_players=3, workers=1,
                        progress=False)  # fmt: skip
     assert digest(three) == before  # refused before anything was written
+    # ... and so is one of another seating (uniform draws per deal, for a few hours of one session)
+    conn = sqlite3.connect(three)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('seating', 'order drawn per deal')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(OutdatedStore):
+        run_tournament("syvere", ["heuristic", "random", "optimal"], games=2, db=three, num_players=3, workers=1,
+                       progress=False)  # fmt: skip
+    _as_written_before_seating(three)
+    before = digest(three)
     assert main(["tournament", "syvere", "--num-players", "3", "--agents", "heuristic", "random", "optimal",
                  "--games", "2", "--db", three, "--quiet"]) == 2  # fmt: skip
     assert "give another --db" in capsys.readouterr().err

@@ -81,12 +81,18 @@ def test_each_deal_of_a_larger_table_draws_its_order_and_labels_do_not_set_it():
     # changed its neighbours, and a 3-player Meyer result moved from 0.85 to 0.52.
     table = ("a", "b", "c", "d")
     orders = [deal_order(7, table, deal) for deal in range(2400)]
-    # every cyclic order (24 permutations / 4 rotations = 6) comes up about equally often
+
     def cyclic(order):
         k = order.index("a")
         return order[k:] + order[:k]
+
+    # every block of 3! = 6 deals plays each cyclic order (24 permutations / 4 rotations) once
+    for block in range(0, 2400, 6):
+        assert len({cyclic(o) for o in orders[block : block + 6]}) == 6
     counts = Counter(cyclic(o) for o in orders)
-    assert len(counts) == 6 and min(counts.values()) > 300  # 400 expected each
+    assert len(counts) == 6 and set(counts.values()) == {400}
+    # ... in an order that changes from block to block
+    assert len({tuple(orders[b : b + 6]) for b in range(0, 2400, 6)}) > 100
     # a renamed entrant gets an unrelated sequence of orders, not one fixed by where it sorts
     renamed = [deal_order(7, ("b", "c", "d", "zz"), deal) for deal in range(2400)]
     assert Counter(cyclic(tuple("a" if x == "zz" else x for x in o)) for o in renamed).keys() == counts.keys()

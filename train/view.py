@@ -10,12 +10,12 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
 
 * **Spaces from the env.** ``observation_space`` is the env's ``observation`` Box, ``action_space``
   its ``Discrete``; the action mask is not in the observation but comes from :meth:`action_masks`
-  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for, as booleans) and as
-  ``info["action_mask"]`` of every ``reset`` and ``step``, the same mask as ``np.int8`` 0/1, the
-  dtype of the PettingZoo envs' masks and the one ``action_space.sample(mask=...)`` takes. The info
-  entry is for loops of one's own and for vector envs: the env that ``gymnasium.make`` returns is
-  wrapped, and Gymnasium's wrappers do not pass ``action_masks`` on (``env.unwrapped.action_masks()``
-  reaches it).
+  (what sb3-contrib's ``MaskablePPO`` and its ``ActionMasker`` look for) and, the same booleans, as
+  ``info["action_mask"]`` of every ``reset`` and ``step``, for loops of one's own and for vector
+  envs: the env that ``gymnasium.make`` returns is wrapped, and Gymnasium's wrappers do not pass
+  ``action_masks`` on (``env.unwrapped.action_masks()`` reaches it). Gymnasium's
+  ``action_space.sample(mask=...)`` takes ``np.int8``: pass ``info["action_mask"].astype(np.int8)``
+  (the PettingZoo envs' masks are int8 already).
 * **Works with SB3's** ``make_vec_env``. It asks for ``render_mode="rgb_array"`` and falls back to
   no render mode only on a ``TypeError``; the view's error for a render mode it does not have
   (:class:`RenderModeError`) is a ``TypeError`` as well as a ``ValueError``.
@@ -270,7 +270,8 @@ class SingleAgentView(gymnasium.Env):
             seed: re-seeds the dice, the seat and opponent draws and the opponents' generators.
             options: may hold ``{"learner_seat": s, "opponents": [index per seat]}`` to fix this
                 episode's seating (the evaluation uses it): ``s`` a seat, and one index into the
-                pool for every seat, the learner's included (its entry is ignored); ``None`` otherwise.
+                pool for every seat, the learner's included (any valid index there; it is not used);
+                ``None`` otherwise.
 
         Raises:
             ValueError: an unknown key in ``options``, a seat out of range, or ``opponents`` that
@@ -431,8 +432,7 @@ class SingleAgentView(gymnasium.Env):
         return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)
 
     def _info(self) -> dict:
-        mask = self.action_masks().view(np.int8)  # a fresh copy; bool and int8 share the 0/1 bytes
-        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": mask}
+        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": self.action_masks()}
 
 
 def make_syvere(**kwargs) -> SingleAgentView:
