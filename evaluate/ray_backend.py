@@ -283,6 +283,14 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
             try:
                 records = ray.get(ref)
             except ray.exceptions.RayError as exc:
+                from evaluate.tournament import AgentFailed
+
+                if isinstance(getattr(exc, "cause", None), AgentFailed):
+                    # An agent broke the rules: it would again on every retry. Stop, as the
+                    # local pool does; the games already finished were stored.
+                    for other in actors:
+                        ray.kill(other)
+                    raise exc.cause from None
                 if actors[a] is actor:
                     load[a] -= 1
                     if isinstance(exc, ray.exceptions.RayActorError):

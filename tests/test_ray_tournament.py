@@ -244,3 +244,25 @@ def test_killed_ray_driver_resumes_without_loss_or_duplicates(tmp_path):
     resumed = rows(db)
     assert len(resumed) == total == len({r[:5] for r in resumed})
     assert resumed == rows(tmp_path / "local.sqlite")
+
+
+class _BreaksRules:
+    """Mixed into GameWorker: an entrant's illegal action, as play_game reports it."""
+
+    def play(self, tasks):
+        from evaluate.tournament import AgentFailed
+
+        raise AgentFailed("agent 'honest' at seat 1 (table honest|random, deal 0, rotation 1) played an illegal action")
+
+
+@pytest.mark.ray
+def test_an_illegal_action_stops_the_run_at_once_as_locally(ray_instance, tmp_path):
+    # It used to be retried three times per batch and reported as games lost on Ray, to be rerun.
+    from evaluate.ray_backend import play_tasks_ray
+    from evaluate.tournament import AgentFailed, schedule
+
+    labels = specs = ["random", "honest"]
+    tasks = schedule(labels, 2, games=4, seed=2)
+    with pytest.raises(AgentFailed, match="^agent 'honest' at seat 1 .* played an illegal action$"):
+        play_tasks_ray("meyer", {"num_players": 2}, specs, labels, tasks, workers=1, size=2,
+                       worker_class=_worker(_BreaksRules))  # fmt: skip
