@@ -72,8 +72,17 @@ def _user_class(game_name: str, name: str) -> type[Agent]:
     """The class a ``MODULE:CLASS`` SPEC names, imported from ``sys.path`` or else the working directory."""
     import sys
 
+    from dice_envs.extras import OWN_PACKAGES
+
     module_name, _, class_name = name.partition(":")
     top = module_name.split(".")[0]
+    if top in OWN_PACKAGES:
+        raise ValueError(
+            f"agent {name!r} for {game_name}: {top!r} is a package of dice-envs; name its agents by their "
+            f"names ({', '.join(sorted(_table(game_name)))}), and give a module of your own another name"
+        )
+    cwd = os.getcwd()
+    added = False
     for attempt in range(2):
         try:
             module = importlib.import_module(module_name)
@@ -81,13 +90,21 @@ def _user_class(game_name: str, name: str) -> type[Agent]:
         except ModuleNotFoundError as exc:
             if exc.name != top:  # the module is there but imports something missing
                 raise ValueError(f"agent {name!r} for {game_name}: cannot import {module_name}: {exc}") from exc
-            if attempt or os.getcwd() in sys.path:
+            if attempt or cwd in sys.path:
+                if added:  # found nothing there: leave sys.path as it was
+                    sys.path.remove(cwd)
                 raise ValueError(
                     f"agent {name!r} for {game_name}: no module {top!r} on sys.path or in the working "
-                    f"directory {os.getcwd()}"
+                    f"directory {cwd}"
                 ) from None
-            # The console script's sys.path holds its own directory, not the working one.
-            sys.path.append(os.getcwd())
+            # The console script's sys.path holds its own directory, not the working one. It stays
+            # there once the module is found, for what the module imports later.
+            sys.path.append(cwd)
+            added = True
+        except Exception as exc:  # a syntax error or a failing import-time statement in the user's code
+            raise ValueError(
+                f"agent {name!r} for {game_name}: importing {module_name} failed: {type(exc).__name__}: {exc}"
+            ) from exc
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls) or not callable(getattr(cls, "act", None)):
         raise ValueError(
@@ -142,12 +159,12 @@ def split_user_spec(text: str) -> tuple[str, str | None] | None:
     return (name, match.group(2)) if _USER_CLASS.fullmatch(name) else None
 
 
-def _registered(game_name: str, name: str) -> bool:
-    try:
-        lookup(game_name, name)
-    except ValueError:
-        return False
-    return True
+def known_name(name: str) -> bool:
+    """Whether ``name`` is an agent's registered name, or its class's, in any game: such a name
+    before ``:`` starts ``NAME:KEY=VALUE``, never ``MODULE:CLASS`` (the one rule for every caller)."""
+    from agents import AGENTS
+
+    return any(name in table or any(_class_name(e) == name for e in table.values()) for table in AGENTS.values())
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -180,7 +197,7 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
     head, has_params, body = text.partition(":")
     head = head.strip()
     user = split_user_spec(text)
-    if user is not None and not _registered(game_name, head):
+    if user is not None and not known_name(head):
         name, params = user
         if params is not None and not params.strip():
             raise ValueError(
@@ -204,7 +221,7 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
         return Path(text).expanduser(), {}
     table = _table(game_name)
     raise ValueError(
-        f"cannot read the agent SPEC {spec!r}: not NAME, NAME:KEY=VALUE,... or a checkpoint path; "
+        f"cannot read the agent SPEC {spec!r}: not NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint path; "
         f"agents of {game_name}: {', '.join(sorted(table))}"
     )
 
@@ -292,4 +309,6 @@ def build(game, spec: str, seed: int | None = None, **params):
         raise_missing(exc, f"agent {registered!r} for {game.name}")
 
 
-__all__ = ["build", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label", "split_user_spec"]
+__all__ = [
+    "build", "known_name", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label", "split_user_spec",
+]  # fmt: skip

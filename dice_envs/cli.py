@@ -129,7 +129,8 @@ def _match_epilog() -> str:
 
     defaults = "; ".join(f"{g}: {' '.join(DEFAULT_AGENTS[g])}" for g in GAMES if g in DEFAULT_AGENTS)
     return (
-        f"agents of each game (a SPEC is NAME or NAME:KEY=VALUE,...; or a checkpoint path):\n{_agent_lines()}\n"
+        f"agents of each game (a SPEC is NAME or NAME:KEY=VALUE,...; or MODULE:CLASS[:KEY=VALUE,...], a class of "
+        f"your own; or a checkpoint path):\n{_agent_lines()}\n"
         f"default --agents: {defaults}\n"
         "game options go after the game as --name value; `dice-envs match GAME --help` lists them."
     )
@@ -157,7 +158,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--opponents",
         default=None,
         metavar="SPEC",
-        help="the agent at every other seat: NAME, NAME:KEY=VALUE,... or a checkpoint path "
+        help="the agent at every other seat: NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint path "
         "(default: the game's hand-written opponent: heuristic, or doubter in Meyer)",
     )
     p_play.add_argument("--seed", type=_seed, default=None, help="seeds the dice and the opponents (default: random)")

@@ -87,7 +87,8 @@ def tournament_parser() -> argparse.ArgumentParser:
     parser.add_argument("game", choices=GAMES)
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC",
-        help="the entrants: NAME, NAME:KEY=VALUE,... or a checkpoint path, one per argument",
+        help="the entrants: NAME, NAME:KEY=VALUE,..., MODULE:CLASS[:KEY=VALUE,...] (a class of your own) or a "
+        "checkpoint path, one per argument",
     )  # fmt: skip
     parser.add_argument(
         "--games", type=whole_number("the number of deals per table", 1), required=True, metavar="N",

@@ -80,10 +80,18 @@ def split_agent_words(words: list[str]) -> list[str]:
                 raise ValueError(f"--agents: an empty name in {word!r}")
             specs.extend(names)
         elif word.strip():
-            name, colon, body = word.strip().partition(":")
-            user = _user_spec(word, name)
+            w = word.strip()
+            name, colon, body = w.partition(":")
+            if "," in name and not any(c in name for c in "/\\"):  # `honest,lab:Mine`: a list and a SPEC
+                pieces = [*name.split(",")[:-1], name.split(",")[-1] + colon + body]
+                raise ValueError(
+                    f"--agents: {word!r} joins agents with commas; give each as its own word: --agents "
+                    + " ".join(p.strip() for p in pieces)
+                )
+            first = w.split(",", 1)[0]
+            user = _user_spec(first, name)
             if user is not None:  # MODULE:CLASS[:KEY=VALUE,...]: only its parameters are KEY=VALUE
-                name, body = user[0], user[1] or ""
+                name, body = user[0], (user[1] or "") + w[len(first):]
             if colon and not any(c in name for c in "/\\"):
                 from agents.spec import _split_params
 
@@ -97,13 +105,10 @@ def split_agent_words(words: list[str]) -> list[str]:
 
 
 def _user_spec(word: str, head: str) -> tuple[str, str | None] | None:
-    """``agents.spec.split_user_spec`` of a word whose head is no agent's registered name."""
-    from agents import AGENTS
-    from agents.spec import split_user_spec
+    """``agents.spec.split_user_spec`` of a word whose head is no agent's name (``known_name``)."""
+    from agents.spec import known_name, split_user_spec
 
-    if any(head.strip() in table for table in AGENTS.values()):
-        return None
-    return split_user_spec(word)
+    return None if known_name(head.strip()) else split_user_spec(word)
 
 
 def _not_key_value(word: str, name: str, body: str, part: str) -> str:

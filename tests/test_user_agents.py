@@ -91,3 +91,32 @@ def test_the_command_line_finds_a_module_in_the_working_directory(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "myagents:LastLegal:eps=0.5" in done.stdout and "myagents:LastLegal " in done.stdout
+
+
+def test_bad_module_specs_are_one_line_errors(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))  # restored after the test (a found module keeps its directory)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    before = list(sys.path)
+    with pytest.raises(ValueError, match="no module 'no_such_module_zz' on sys.path or in the working directory"):
+        make_agent(meyer.Game(), "no_such_module_zz:Agent")
+    assert sys.path == before  # a look-up that found nothing leaves sys.path as it was
+    with pytest.raises(ValueError, match="'agents' is a package of dice-envs; name its agents by their names"):
+        make_agent(meyer.Game(), "agents:RandomAgent")  # it would have entered ours under another label
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken_syntax_mod.py").write_text("def broken(:\n")
+    with pytest.raises(ValueError, match="importing broken_syntax_mod failed: SyntaxError"):
+        make_agent(meyer.Game(), "broken_syntax_mod:Agent")
+
+
+def test_match_words_that_join_a_module_spec_and_a_name_say_to_split_them():
+    from evaluate.match import split_agent_words
+
+    with pytest.raises(ValueError, match=r"give each agent as its own word: --agents lab:Mine honest$"):
+        split_agent_words(["lab:Mine,honest"])
+    with pytest.raises(ValueError, match=r"joins agents with commas; give each as its own word: --agents honest lab:Mine$"):
+        split_agent_words(["honest,lab:Mine"])
+    assert split_agent_words(["lab.agents:Mine:eps=0.3,k=2", "honest,random"]) == [
+        "lab.agents:Mine:eps=0.3,k=2", "honest", "random",
+    ]  # fmt: skip
