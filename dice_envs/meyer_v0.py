@@ -113,7 +113,8 @@ Interpretations taken from RULES.md:
 
 Rendering: ``env.render()`` shows the engine's :meth:`~dice_envs.games.meyer.Game.render`, the
 **omniscient** view, with the dice under the cup that nobody but the roller may see; it is for
-logs, replays and debugging. A person playing a seat must be shown
+logs, replays and debugging, and ``render_mode="human"`` prints it after every ``reset`` and
+``step``. A person playing a seat must be shown
 ``env.unwrapped.game.render_for(env.unwrapped.game_state, seat)`` (``dice-envs play meyer`` does that).
 ``env.unwrapped.history`` likewise holds every roll with nothing hidden.
 

@@ -86,6 +86,10 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
     console.print(table)
     if lb.overlaps():
         console.print("≈ : this entrant's rating interval overlaps the next one's (not separated)")
+    if lb.widened():
+        from evaluate.ratings import WIDENED
+
+        console.print(WIDENED)
     if lb.bootstrap == 0:
         from evaluate.ratings import NO_INTERVALS
 

@@ -191,3 +191,18 @@ def test_bluffing_legend_is_clear_of_the_data(tmp_path, monkeypatch, meyer_resul
     box = legends[0].get_window_extent(renderer)
     for ax in fig.axes:  # no panel's plotting area under the legend
         assert not box.overlaps(ax.get_window_extent(renderer))
+
+
+def test_the_rich_table_explains_a_widened_interval():
+    pytest.importorskip("rich")
+    from evaluate.ratings import WIDENED
+    from evaluate.tournament import GameRecord, GameTask, winners_of
+
+    # honest wins all 10 games: its interval is widened by the posterior and marked *
+    games = [GameRecord(GameTask(0, ("a", "b"), d, r), ret, winners_of(ret), (0, 0), [], 0)
+             for d in range(5) for r in range(2) for ret in [(1.0, -1.0) if r == 0 else (-1.0, 1.0)]]  # fmt: skip
+    lb = leaderboard(["a", "b"], games, bootstrap=40)
+    terminal = Terminal()
+    print_leaderboard(lb, "", file=terminal)
+    text = terminal.getvalue()
+    assert "*" in text and " ".join(WIDENED.split()) in " ".join(text.split())
