@@ -48,6 +48,7 @@ def make_meyer_view(**kwargs):
     """``gymnasium.make("dice/Meyer-v0", ...)``: the single-agent view of Meyer."""
     return _view("meyer", kwargs)
 
+
 #: Env modules of earlier versions -> the module that replaced them.
 REPLACED: dict[str, str] = {"tenthousand_v0": "tenthousand_v1"}
 

@@ -82,8 +82,10 @@ def run_game(
     try:
         result = run_tournament(game_name, specs, **kwargs)
     except ValueError as exc:
-        outdated = isinstance(exc, OutdatedStore)
-        if not outdated and "stands for other" not in str(exc) and "holds results of another setting" not in str(exc):
+        replaceable = isinstance(exc, OutdatedStore) or any(
+            words in str(exc) for words in ("stands for other", "holds results of another setting")
+        )
+        if not replaceable:
             raise
         kept = db.replace(".sqlite", time.strftime("-%Y%m%d-%H%M%S.sqlite"))
         os.replace(db, kept)

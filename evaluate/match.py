@@ -3,7 +3,7 @@
 A match is a special case of a tournament (:mod:`evaluate.tournament`): one table, its entrants
 in the order given, played by :func:`evaluate.tournament.play_table` on the rules engine with the
 tournament's keyed dice. Game ``g`` is deal ``g // n`` of the table in seat rotation ``g % n``
-(of the table's order for two players; with more, of an order drawn for each deal, as in a tournament);
+(of the table's order for two players; with more, of the deal's order, :func:`evaluate.tournament.deal_order`);
 its dice are a function of ``(seed, entrants, deal, moment of the game)`` only, common to the
 ``n`` rotations of a deal, and every agent is reset with a seed keyed the same way. Games are
 made, played and counted one at a time and nothing is kept per game, so a match of any length
@@ -252,7 +252,7 @@ def play_match(
             ``"bluffer:lie_probability=0.3"``, a checkpoint path), a ``(name, params)`` pair, or
             an agent object. ``num_players`` defaults to the number of entries.
         num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N`` in
-            two-player games, and rotates each deal's drawn order with more players.
+            two-player games, and rotates each deal's order (``deal_order``) with more players.
         seed: a whole number >= 0; game ``g`` is deal ``g // N`` in rotation ``g % N`` of the
             one table of :func:`evaluate.tournament.table_tasks`: its dice are keyed by
             ``(seed, entrants' labels, deal)`` and the moment of the game, common to the ``N``

@@ -139,7 +139,7 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
                 "(a results database holds one game with one set of options)"
             )
     if json.loads(expected["options"]).get("num_players", 2) > 2 and meta.get("seating") != expected["seating"]:
-        # Pairs are seated as they always were; larger tables now draw an order per deal.
+        # Pairs are seated as they always were; larger tables go round their orders (SEATING).
         raise OutdatedStore(
             f"{what} was written by an older dice-envs, which seated the deals of a table of three or more "
             "otherwise; its games would be mixed with differently seated ones: give another --db"

@@ -749,7 +749,7 @@ def play_tasks(
 def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> Iterator[GameTask]:
     """The games of one table in the order a match plays them: game ``g`` is deal ``g // n`` in
     rotation ``g % n``. With two players entrant ``i`` (``labels[i]``) sits at seat ``(i + g) % n``;
-    with more, the rotations are of each deal's drawn order (:func:`deal_order`).
+    with more, the rotations are of each deal's order (:func:`deal_order`).
 
     This is how ``match`` is a special case of a tournament: one table, its entrants in the order
     given, ``num_games`` games that need not fill the last deal. The tasks are made one at a time
