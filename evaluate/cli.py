@@ -186,10 +186,13 @@ def tournament_main(argv: list[str]) -> int:
     )
     out = sys.stdout
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)
-    rate = f"{result.games_per_second:,.0f} games/s" if result.played_now else "nothing new to play"
-    workers = f"{result.workers} worker{'s' if result.workers != 1 else ''}"
+    if result.played_now:
+        workers = f"{result.workers} worker{'s' if result.workers != 1 else ''}"
+        rate = f"{result.games_per_second:,.0f} games/s, {workers}"
+    else:
+        rate = "nothing new to play"
     summary = (
-        f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}, {workers}); "
+        f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}); "
         f"{len(result.records) - result.played_now} were already stored"
         + (f"; results in {db}" if db else "")
     )

@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{shown}. {len(result.records)} games ({games} deals per {tables}, every rotation of the seats, "
             f"common dice, seed {args.seed}); "
             f"{result.played_now} played in this run at {result.games_per_second:,.0f} games/s with "
-            f"{result.workers} workers; {seconds:.0f} s with the report.",
+            f"{result.workers} worker{'s' if result.workers != 1 else ''}; {seconds:.0f} s with the report.",
             "",
             "```",
             lb.text(),

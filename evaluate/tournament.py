@@ -709,8 +709,7 @@ def play_tasks(
         if progress is not None:
             progress.advance(len(batch))
 
-    # A pool costs a fork and a pipe per worker: not worth it for a handful of games.
-    workers = min(int(workers), max(1, len(tasks) // 16))
+    workers = workers_used(int(workers), len(tasks)) or 1
     if workers == 1:
         batch: list[GameRecord] = []
         last = time.perf_counter()
@@ -744,6 +743,18 @@ def play_tasks(
             for batch in pool.imap_unordered(_worker_play, _chunks(tasks, size)):
                 finished(batch)
     return [done[task.key] for task in tasks]
+
+
+def workers_used(workers: int, num_tasks: int, backend: str = "local") -> int:
+    """How many processes (or Ray actors) :func:`play_tasks` runs for ``num_tasks`` games when
+    ``workers`` are asked for: none without games; on Ray, no more actors than games; locally, no
+    more than one process per 16 games (a pool costs a fork and a pipe per worker: not worth it for
+    a handful of games)."""
+    if num_tasks == 0:
+        return 0
+    if backend == "ray":
+        return min(workers, num_tasks)
+    return min(workers, max(1, num_tasks // 16))
 
 
 def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> Iterator[GameTask]:
@@ -836,6 +847,8 @@ class TournamentResult:
         played_now: how many of them this run played.
         seconds: wall time spent playing them.
         db_path: the results store, if any.
+        workers: the processes (or Ray actors) that played them (:func:`workers_used`; 0 when
+            the store held every game).
     """
 
     game_name: str
@@ -984,7 +997,7 @@ def run_tournament(
         len(missing),
         seconds,
         db,
-        workers,
+        workers_used(int(workers), len(missing), backend),
     )
 
 

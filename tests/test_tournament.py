@@ -20,6 +20,7 @@ from evaluate.tournament import (
     replay_states,
     run_tournament,
     schedule,
+    workers_used,
 )
 
 
@@ -201,6 +202,18 @@ def test_results_do_not_depend_on_the_number_of_workers():
     assert [r.task for r in one.records] == [r.task for r in two.records]
     assert [(r.log, r.returns) for r in one.records] == [(r.log, r.returns) for r in two.records]
     assert one.played_now == two.played_now == 3 * 6 * 2
+    assert (one.workers, two.workers) == (1, 2)  # 36 games are enough for a pool of 2
+
+
+def test_the_result_counts_the_workers_that_played_not_those_asked_for(tmp_path):
+    db = str(tmp_path / "m.sqlite")
+    kwargs = dict(games=2, seed=3, progress=False, db=db)
+    first = run_tournament("meyer", ["honest", "bluffer"], workers=8, **kwargs)
+    assert first.played_now == 4 and first.workers == 1  # a pool is not worth it for 4 games
+    again = run_tournament("meyer", ["honest", "bluffer"], workers=8, **kwargs)
+    assert again.played_now == 0 and again.workers == 0
+    assert workers_used(8, 100) == 6 and workers_used(8, 100, backend="ray") == 8
+    assert workers_used(8, 3, backend="ray") == 3 and workers_used(2, 0) == 0
 
 
 def test_multi_player_tables_default_to_the_number_of_entrants_if_fewer():
