@@ -597,9 +597,16 @@ class Solution:
             return roll, None
         return roll, 1.0 if e2 < 0 else 0.5 if e2 == 0 else 0.0
 
-    @lru_cache(maxsize=64)
     def _below(self, need: int, thr: int) -> np.ndarray:
-        return kernel.last_turn_below(need, thr, self.sat, self.hot, *self.rt.args())
+        # Cached on the instance (a functools.lru_cache on the method would keep every solution
+        # it saw, with its tables, alive for the life of the process).
+        cache = self.__dict__.setdefault("_below_cache", {})
+        key = (need, thr)
+        if key not in cache:
+            if len(cache) >= 64:
+                cache.pop(next(iter(cache)))
+            cache[key] = kernel.last_turn_below(need, thr, self.sat, self.hot, *self.rt.args())
+        return cache[key]
 
 
 class PenaltySolution(Solution):
