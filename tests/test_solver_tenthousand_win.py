@@ -302,3 +302,18 @@ def test_the_agent_announces_a_first_solve_in_one_line_and_a_cached_one_not_at_a
     assert err.count("\n") == 1 and "\r" not in err  # no bar: a match's own bar and --quiet rule stderr
     tw.WinProbAgent(game, cache_dir=str(tmp_path))
     assert capsys.readouterr().err == ""
+
+
+def test_a_solution_dropped_by_its_user_is_freed(cache_dir):
+    # The last-turn tables a solution derives are cached on it, not in a process-wide cache
+    # that would keep every solution it saw (and its tables) alive.
+    import gc
+    import weakref
+
+    sol = tw.solve({"preset": "dk", "target": 1000}, cache_dir=cache_dir, progress=False)
+    first = sol._below(10, 6)
+    assert sol._below(10, 6) is first  # cached
+    ref = weakref.ref(sol)
+    del sol, first
+    gc.collect()
+    assert ref() is None
