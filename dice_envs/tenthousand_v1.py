@@ -53,7 +53,7 @@ same table, only rotated.
 | 4N | turn total: points gathered in this turn so far (clipped) | 0 .. 2·target |
 | 4N+1 | dice in play: the number of dice in the current roll (6 minus those set aside earlier in the turn) | 0 .. 6 |
 | 4N+2 .. 4N+7 | the current roll: how many dice show 1, 2, ..., 6 | 0 .. 6 |
-| 4N+8 | TT-9c: a combination set aside in this turn awaits confirmation (always 0 unless ``confirm_combinations``) | 0, 1 |
+| 4N+8 | TT-9c: a combination set aside in this turn has no single 1 or 5 set aside after it (kept under every rule set; it blocks a bank only under ``confirm_combinations``) | 0, 1 |
 | 4N+9 | end phase: someone has reached the target and the last turns are being played (TT-8) | 0, 1 |
 | 4N+10 | turns left in the end phase, counting the current one (0 outside it) | 0 .. N-1 |
 

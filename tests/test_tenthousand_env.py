@@ -113,6 +113,19 @@ def test_observation_layout_entry_by_entry():
         assert list(other[k:]) == list(obs[k:])
 
 
+@pytest.mark.parametrize("confirm", [False, True])
+def test_TT9c_pending_flag_is_observed_under_every_rule_set_and_blocks_only_with_the_option(confirm):
+    game = tt.Game(num_players=2, preset="dk", opening=0, min_bank=0, confirm_combinations=confirm)
+    s = game.apply_chance(game.initial_state(), (2, 2, 2, 3, 4, 6))
+    banks = {game.action_to_string(s, a) for a in game.legal_actions(s) if a % 2 == tt.BANK}
+    assert banks == (set() if confirm else {"keep 222 bank"})
+    s = game.apply_action(s, game.string_to_action(s, "keep 222 roll"))
+    s = game.apply_chance(s, (1, 3, 4))
+    assert game.observe(s, 0)[4 * 2 + 8] == 1  # 222 not yet followed by a single 1 or 5
+    s = game.apply_action(s, game.string_to_action(s, "keep 1 roll"))
+    assert game.observe(s, 0)[4 * 2 + 8] == 0  # confirmed by the single 1
+
+
 def test_observation_clips_negative_totals_and_huge_turn_totals():
     game = tt.Game(num_players=2, preset="farkle", target=1000)
     state = game.initial_state()._replace(totals=(-5000, 0), turn_total=7000)
