@@ -357,8 +357,8 @@ class Game(base.Game):
                 o[name] = min(o[name], self.target)
             elif base.check_int(name, o[name], 0) > self.target:
                 raise ValueError(
-                    f"{name} {o[name]} is above the target {self.target}: a player could never bank "
-                    f"under it without passing the target; give {name} <= target"
+                    f"{name} {o[name]} is above the target {self.target}: every bank it allows would pass "
+                    f"the target; give {name} <= target"
                 )
         self.opening = base.check_int("opening", o["opening"], 0, self.target)
         self.min_bank = base.check_int("min_bank", o["min_bank"], 0, self.target)
