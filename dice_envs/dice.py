@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
@@ -90,6 +91,14 @@ class DiceStream:
         self._pos = start + k
         # The canonical object: the engines' dice check then passes it by identity.
         return _SORTED[tuple(sorted(self._faces[start : start + k]))]
+
+    def __deepcopy__(self, memo) -> "DiceStream":
+        # The same stream from here on: the faces not yet handed out (plain ints, a flat copy)
+        # and a copy of the generator. copy.deepcopy would copy the block face by face.
+        new = DiceStream(copy.deepcopy(self.rng, memo), self.block)
+        new._faces = self._faces[self._pos :]
+        memo[id(self)] = new
+        return new
 
 
 #: Every sorted roll of 0..6 dice (plain ints), mapped to itself: the fast path of ``normalize``

@@ -21,11 +21,18 @@ Conventions shared by every env:
   ``env.agents`` until the game ends; a player who is out of the game simply never acts.
 * Observations ``{"observation": float32 vector, "action_mask": int8 vector}`` from the observing
   player's perspective. The mask is all zeros for players who are not to act.
-* Rewards only at the end of the game, the zero-sum returns of C-3.
+* Rewards only at the end of the game, the zero-sum returns of C-3. A game can be over when
+  ``reset()`` returns, before anyone acts (Syvere with ``max_rolls=1``, or with a small
+  ``elimination`` when the first rolls end the round): every agent is then terminated, and
+  ``last()`` gives each its return as the usual loop steps it out with ``None``. PettingZoo's
+  ``api_test`` refuses such option sets ("terminations must all be False after reset").
+* ``copy.deepcopy(env)`` and ``pickle`` continue the same game; the copies share the rules engine
+  (its options are fixed and its memo tables are left out of a pickle). Tree search should clone
+  ``env.unwrapped.game_state`` instead: engine states are immutable values, so cloning is free.
 * ``infos[agent]`` after every step: ``{"action": str | None, "actor": str | None,
   "dice": [tuple | None, ...]}`` — the last action's rule-book string and who took it, and the
-  rolls made since then as sorted tuples, ``None`` for a roll this agent did not see. The dict may
-  be shared between agents: treat it as read-only.
+  rolls made since then as sorted tuples, ``None`` for a roll this agent did not see. Each agent
+  has a dict of its own, so a wrapper may add keys to it.
   ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays.
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
 * ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (a masked action ends
@@ -46,6 +53,7 @@ Conventions shared by every env:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import operator
 from typing import Any, ClassVar
@@ -132,10 +140,13 @@ class DiceGameEnv(AECEnv):
     """
 
     game_class: ClassVar[type[Game]]
-    metadata: ClassVar[dict[str, Any]] = env_metadata("dice_game")
+    metadata: dict[str, Any] = env_metadata("dice_game")
 
     def __init__(self, render_mode: str | None = None, max_cycles: int | None = None, **options):
         super().__init__()
+        # Each env its own copy: a wrapper that edits it (PettingZoo's CaptureStdoutWrapper adds a
+        # render mode) must not change the class's, and so every later env's.
+        self.metadata = {**type(self).metadata, "render_modes": list(type(self).metadata["render_modes"])}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -151,20 +162,22 @@ class DiceGameEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=self.game.observation_low,
-                    high=self.game.observation_high,
-                    dtype=np.float32,
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(self.game.num_actions,), dtype=np.int8),
-            }
-        )
-        # One space object per agent, the same on every call (api_test checks identity).
-        self.observation_spaces = {agent: space for agent in self.possible_agents}
-        action_space = ActionSpace(self.game.num_actions)
-        self.action_spaces = {agent: action_space for agent in self.possible_agents}
+        # One space object per agent, the same on every call (api_test checks identity), and not
+        # shared between agents: seeding one agent's space leaves the others' generators alone.
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        low=self.game.observation_low,
+                        high=self.game.observation_high,
+                        dtype=np.float32,
+                    ),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(self.game.num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: ActionSpace(self.game.num_actions) for agent in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
@@ -173,6 +186,27 @@ class DiceGameEnv(AECEnv):
         self.game_state: Any = None  # the engine's state; None before reset()
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
+
+    # -- copies -------------------------------------------------------------------------------
+    #: Attributes a deep copy shares with the original, being immutable: the rules engine, the
+    #: mask cache (its arrays are copied before they are handed out).
+    _SHARED_ON_COPY = ("game", "_masks")
+
+    def __deepcopy__(self, memo) -> "DiceGameEnv":
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if name in self._SHARED_ON_COPY:
+                new.__dict__[name] = value
+            elif name == "history":  # a list of immutable event tuples
+                new.__dict__[name] = list(value)
+            else:
+                new.__dict__[name] = copy.deepcopy(value, memo)
+        return new
+
+    def __getstate__(self) -> dict:
+        # A pickle leaves out the mask cache (rebuilt on demand), as the game leaves out its memos.
+        return {**self.__dict__, "_masks": {}}
 
     # -- spaces -------------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -199,6 +233,10 @@ class DiceGameEnv(AECEnv):
         self.game_state = self.game.initial_state()
         self._last_lines = ["new game"]
         self._after_transition(None, None, *self._resolve_chance())
+        if self.terminations[self.agent_selection]:
+            # Over before anyone acted (Syvere with max_rolls=1, or a small elimination): the
+            # returns are paid now, and last() gives each agent its own as it is stepped out.
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -346,8 +384,9 @@ class DiceGameEnv(AECEnv):
         state = self.game_state
         agents = self.agents
         if not hidden:
-            shared = {"action": text, "actor": actor, "dice": [event[1] for event in rolls]}
-            self.infos = dict.fromkeys(agents, shared)
+            dice = [event[1] for event in rolls]
+            # A dict per agent (wrappers write to infos), with the same contents.
+            self.infos = {a: {"action": text, "actor": actor, "dice": dice.copy()} for a in agents}
         else:
             self.infos = {
                 a: {

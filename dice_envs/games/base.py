@@ -106,6 +106,10 @@ def check_dice(dice, k: int) -> dice_mod.Dice:
     return _SORTED[tuple(sorted(faces))]
 
 
+#: What ``current_player`` answers once the game is over: no seat.
+TERMINAL = -1
+
+
 class Game(abc.ABC):
     """Base class of the three rules engines.
 
@@ -120,6 +124,21 @@ class Game(abc.ABC):
     num_actions: int
     observation_low: np.ndarray
     observation_high: np.ndarray
+    #: Attributes that only memoise (filled as states are met, rebuilt on demand). A pickled game
+    #: leaves them out, so its size does not grow with how much it has been played.
+    _MEMOS: tuple[str, ...] = ()
+
+    # A game is its options, fixed when it is built, and memo tables: ``copy.deepcopy`` (of a game,
+    # or of an env or agent that holds one) shares it instead of copying tables that grow with use.
+    # Tree search clones states, which are immutable values, never the game.
+    def __deepcopy__(self, memo) -> "Game":
+        return self
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in self._MEMOS:
+            state[name] = {}
+        return state
 
     # -- state -------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -170,7 +189,9 @@ class Game(abc.ABC):
     # -- decisions ---------------------------------------------------------------------------
     @abc.abstractmethod
     def current_player(self, state) -> int:
-        """The seat to act at a decision state; at a chance state, the seat whose dice are rolled."""
+        """The seat to act at a decision state; at a chance state, the seat whose dice are rolled;
+        :data:`TERMINAL` (-1) once the game is over (as OpenSpiel's ``kTerminalPlayerId``, -4,
+        this is no seat)."""
 
     @abc.abstractmethod
     def legal_actions(self, state) -> list[int]:

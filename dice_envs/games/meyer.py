@@ -205,6 +205,8 @@ class Game(base.Game):
 
     name = "meyer"
 
+    _MEMOS = ("_cache_lives", "_cache_turn", "_cache_history", "_cache_doubt")
+
     def __init__(
         self,
         num_players: int = 2,
@@ -374,7 +376,7 @@ class Game(base.Game):
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
-        return state.actor
+        return state.actor  # base.TERMINAL (-1) once the game is over
 
     def _legal_set(self, state: State) -> frozenset:
         phase = state.phase

@@ -111,6 +111,8 @@ class Game(base.Game):
 
     name = "syvere"
 
+    _MEMOS = ("_heads",)
+
     def __init__(
         self,
         num_players: int = 2,
@@ -177,7 +179,7 @@ class Game(base.Game):
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
-        return state.round_order[state.turn]
+        return state.round_order[state.turn] if state.winners is None else base.TERMINAL
 
     def legal_actions(self, state: State) -> list[int]:
         if state.winners is not None or state.to_roll:

@@ -332,6 +332,8 @@ class Game(base.Game):
 
     name = "tenthousand"
 
+    _MEMOS = ("_legal", "_tables", "_rolls")
+
     @classmethod
     def option_names(cls) -> list[str]:
         """Every keyword option the engine takes (those of ``__init__`` and the preset tables)."""
@@ -494,7 +496,7 @@ class Game(base.Game):
 
     # -- decisions --------------------------------------------------------------------------
     def current_player(self, state: State) -> int:
-        return state.player
+        return state.player if state.winners is None else base.TERMINAL
 
     def bank_refusal(self, state: State, selection=None) -> str | None:
         """Why a bank is not allowed now, in the rule book's words, or ``None`` if it is.
