@@ -1,7 +1,8 @@
 """Steps per second of random legal play, for every registered env and two PettingZoo peers.
 
 Every env is made through ``pettingzoo.make`` (so with its standard wrappers) and played by the
-same loop: ``last()``, a uniformly random legal action from the mask, ``step()``. PettingZoo's
+same loop: ``last()``, a uniformly random legal action from the mask, ``step()``; steps are
+decisions (the end-of-game ``step(None)`` calls are timed, not counted). PettingZoo's
 ``tictactoe_v3`` and ``connect_four_v3`` run in the same process, interleaved with ours, and each
 line reports its ratio to tictactoe, so that the figures compare across machines and loads. A
 benchmark, not a test.
@@ -23,7 +24,11 @@ PEERS = ("classic/tictactoe-v3", "classic/connect_four-v3")
 
 
 def steps_per_second(env, steps: int, seed: int = 0) -> float:
-    """Play random legal moves for at least ``steps`` steps (whole games); return steps/s."""
+    """Play random legal moves for at least ``steps`` steps (whole games); return steps/s.
+
+    A step is a decision: the ``step(None)`` calls that step finished agents out at the end of a
+    game take time but are not counted (they would favour short games and many players).
+    """
     rng = np.random.default_rng(seed)
     uniforms = rng.random(4096)
     done_steps = 0
@@ -33,11 +38,10 @@ def steps_per_second(env, steps: int, seed: int = 0) -> float:
         for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
-                action = None
-            else:
-                legal = obs["action_mask"].nonzero()[0]
-                action = int(legal[int(uniforms[done_steps % 4096] * len(legal))])
-            env.step(action)
+                env.step(None)  # stepping a finished agent out: timed, but not a step of play
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[int(uniforms[done_steps % 4096] * len(legal))]))
             done_steps += 1
         env.reset()
     return done_steps / (time.perf_counter() - start)

@@ -97,6 +97,27 @@ def test_bench_prints_a_line_per_env_with_the_ratio_to_tictactoe():
     assert all(rate > 0 and ratio > 0 for _, rate, ratio in results)
 
 
+def test_bench_counts_decisions_not_the_end_of_game_steps(monkeypatch):
+    import pettingzoo
+
+    from dice_envs import bench
+
+    env = pettingzoo.make("aec", "dice/syvere-v0", num_players=8)
+    calls = {"action": 0, "none": 0}
+    step = env.step
+
+    def counted(action):
+        calls["none" if action is None else "action"] += 1
+        step(action)
+
+    monkeypatch.setattr(env, "step", counted)
+    clock = iter([0.0, 1.0])
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: next(clock))
+    rate = bench.steps_per_second(env, 200)
+    assert calls["none"] >= 8  # a whole game was played: 8 agents stepped out at its end
+    assert rate == calls["action"]  # per (mocked) second: the decisions only
+
+
 @pytest.mark.parametrize("game", ["syvere", "tenthousand", "meyer"])
 def test_play_every_game_against_its_default_opponents_until_the_person_quits(game):
     out = []
