@@ -11,7 +11,7 @@ matplotlib is installed):
 | ``report.json`` | the tournament's setting, the leaderboard, the head-to-head matrix (and Meyer's bluffing profiles) |
 | ``head_to_head.png`` | the head-to-head matrix as a heatmap, each cell with its share and interval |
 | ``ratings.png`` | the ratings with their intervals |
-| ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`) |
+| ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`): voluntary bluff and forced-lie rates by claim to beat, doubt rate and accuracy by claim, believed-lie rate, each with its counts and Wilson 95% interval |
 
 Pictures are drawn with matplotlib's Agg backend at fixed sizes (:func:`figure_size`), so a
 report can be written without a display and its pictures compared between runs.
@@ -28,6 +28,8 @@ from typing import Sequence
 from dice_envs import strict_json
 
 DPI = 100
+#: Entrants per row of the bluffing picture's legend.
+_BLUFFING_LEGEND_COLUMNS = 2
 
 
 # -- the terminal -------------------------------------------------------------------------------
@@ -97,23 +99,92 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
 
 
 # -- Meyer's bluffing profile -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rate:
+    """A rate with its counts and its 95% Wilson score interval (:func:`evaluate.stats.wilson`).
+
+    Attributes:
+        count: the events counted (the numerator).
+        of: the chances they had (the denominator).
+        rate: ``count / of``; NaN when ``of`` is 0.
+        low, high: the Wilson 95% interval of the rate; NaN when ``of`` is 0.
+    """
+
+    count: int
+    of: int
+    rate: float
+    low: float
+    high: float
+
+    @classmethod
+    def of_counts(cls, count: int, of: int) -> "Rate":
+        if of == 0:
+            if count:
+                raise ValueError(f"a rate of {count} events out of 0")
+            nan = float("nan")
+            return cls(0, 0, nan, nan, nan)
+        from evaluate.stats import wilson
+
+        rate, low, high = wilson(count, of)
+        return cls(int(count), int(of), rate, low, high)
+
+    def to_json(self) -> dict:
+        return {
+            "count": self.count,
+            "of": self.of,
+            "rate": _nan_none(self.rate),
+            "low": _nan_none(self.low),
+            "high": _nan_none(self.high),
+        }
+
+
+#: The profile's rates: measure name -> (what it is keyed by, numerator field, denominator field).
+#: Each is also a row group of ``bluffing.csv`` (``measure`` column, ``_by_claim_to_beat`` or
+#: ``_by_claim`` appended) and a method of :class:`BluffProfile`.
+RATES: dict[str, tuple[str, str, str]] = {
+    "lie_rate": ("claim_to_beat", "lies_by_beat", "claims_by_beat"),
+    "voluntary_bluff_rate": ("claim_to_beat", "voluntary_lies_by_beat", "free_claims_by_beat"),
+    "forced_lie_rate": ("claim_to_beat", "forced_lies_by_beat", "claims_by_beat"),
+    "doubt_rate": ("claim", "doubts_by_claim", "responses_by_claim"),
+    "doubt_accuracy": ("claim", "correct_doubts_by_claim", "doubts_by_claim"),
+    "believed_lie_rate": ("claim", "believed_lies_by_claim", "believes_by_claim"),
+}
+
+
 @dataclass
 class BluffProfile:
     """How one entrant bluffs and doubts in Meyer, counted over stored games.
 
-    Claims are keyed by claim name (``"54"``); ``"start"`` is a round's opening claim (nothing to
-    beat). Only claims the claimer made having seen the dice count as lies or truths; claims after a
-    blind reroll are counted apart.
+    Claims are keyed by the claim to beat, by name (``"54"``); ``"start"`` is a round's opening
+    claim (nothing to beat). Only claims the claimer made having seen the dice under the cup count
+    as lies or truths; claims after a blind reroll are counted apart (``blind_claims``).
+
+    A claim is a *lie* when the engine says it is not true of the dice under the cup
+    (``game.is_true``: the dice rank below it). A seen-dice claim is *free* when the dice allowed
+    a truthful claim: some claim the engine allowed over the claim to beat
+    (``game.legal_claims``) is true of the dice. That is when the dice rank at or above the claim
+    to beat under ``claim_rule="at_least"``, strictly above it under ``"higher"``, in the
+    variant's ranking (with or without Lille Meyer), and always at a round's start. Otherwise the
+    claim is *forced*: every legal claim is a lie, so it is one.
 
     Attributes:
-        claims_by_beat: claim to beat -> claims made (seen dice).
-        lies_by_beat: claim to beat -> of those, claims above the dice.
+        claims_by_beat: claim to beat -> claims made (seen dice): free plus forced.
+        lies_by_beat: claim to beat -> of those, lies (voluntary plus forced).
+        free_claims_by_beat: claim to beat -> claims where the dice allowed a truthful claim.
+        voluntary_lies_by_beat: claim to beat -> of the free claims, lies (voluntary bluffs).
+        forced_lies_by_beat: claim to beat -> claims where the dice allowed no truthful claim
+            (each a lie).
         blind_claims: claims made after a blind reroll.
         responses_by_claim: claim -> times this entrant chose doubt or believe facing it.
         doubts_by_claim: claim -> doubts.
         correct_doubts_by_claim: claim -> doubts of a lie (the doubt won).
         believes_by_claim: claim -> believes.
         believed_lies_by_claim: claim -> believes of a lie (fooled).
+
+    Every rate method takes a key (a claim to beat or a claim) or ``None`` for the rate over all
+    keys, and returns NaN where its denominator is 0; :meth:`rate` gives the same rate with its
+    counts and Wilson 95% interval. The lie rate splits as
+    ``lie_rate = forced_lie_rate + (1 - forced_lie_rate) * voluntary_bluff_rate`` (at every key).
     """
 
     label: str
@@ -125,39 +196,72 @@ class BluffProfile:
     correct_doubts_by_claim: dict[str, int] = field(default_factory=dict)
     believes_by_claim: dict[str, int] = field(default_factory=dict)
     believed_lies_by_claim: dict[str, int] = field(default_factory=dict)
+    free_claims_by_beat: dict[str, int] = field(default_factory=dict)
+    voluntary_lies_by_beat: dict[str, int] = field(default_factory=dict)
+    forced_lies_by_beat: dict[str, int] = field(default_factory=dict)
 
-    @staticmethod
-    def _rate(num: dict, den: dict, key=None) -> float:
-        n = sum(num.values()) if key is None else num.get(key, 0)
-        d = sum(den.values()) if key is None else den.get(key, 0)
+    def counts(self, measure: str, key: str | None = None) -> tuple[int, int]:
+        """``(numerator, denominator)`` of a rate of :data:`RATES` at ``key`` (``None``: over all keys)."""
+        try:
+            _, num_name, den_name = RATES[measure]
+        except KeyError:
+            raise ValueError(f"unknown bluffing rate {measure!r}; the rates are {', '.join(RATES)}") from None
+        num, den = getattr(self, num_name), getattr(self, den_name)
+        if key is None:
+            return sum(num.values()), sum(den.values())
+        return num.get(key, 0), den.get(key, 0)
+
+    def rate(self, measure: str, key: str | None = None) -> Rate:
+        """A rate of :data:`RATES` at ``key`` (``None``: over all keys), with its counts and Wilson
+        95% interval."""
+        return Rate.of_counts(*self.counts(measure, key))
+
+    def _value(self, measure: str, key) -> float:
+        n, d = self.counts(measure, key)
         return n / d if d else float("nan")
 
     def lie_rate(self, beat: str | None = None) -> float:
-        """Share of seen-dice claims that were lies (facing ``beat``, or overall)."""
-        return self._rate(self.lies_by_beat, self.claims_by_beat, beat)
+        """Lies / seen-dice claims (facing ``beat``, or overall): voluntary and forced lies together."""
+        return self._value("lie_rate", beat)
+
+    def voluntary_bluff_rate(self, beat: str | None = None) -> float:
+        """Voluntary lies / free claims (claims where the dice allowed a truthful claim).
+
+        0 for a player who never lies when it can tell the truth, whatever its dice.
+        """
+        return self._value("voluntary_bluff_rate", beat)
+
+    def forced_lie_rate(self, beat: str | None = None) -> float:
+        """Forced lies / seen-dice claims: the share of claims where the dice allowed no truthful claim.
+
+        It measures the dice and the claims this player had to beat, not a choice (always 0 at
+        ``"start"``).
+        """
+        return self._value("forced_lie_rate", beat)
 
     def doubt_rate(self, claim: str | None = None) -> float:
-        """Share of responses that were doubts (facing ``claim``, or overall)."""
-        return self._rate(self.doubts_by_claim, self.responses_by_claim, claim)
+        """Doubts / responses (doubt or believe) facing ``claim``, or overall."""
+        return self._value("doubt_rate", claim)
 
     def doubt_accuracy(self, claim: str | None = None) -> float:
-        """Share of doubts that caught a lie."""
-        return self._rate(self.correct_doubts_by_claim, self.doubts_by_claim, claim)
+        """Doubts of a lie / doubts."""
+        return self._value("doubt_accuracy", claim)
 
     def believed_lie_rate(self, claim: str | None = None) -> float:
-        """Share of believes that believed a lie."""
-        return self._rate(self.believed_lies_by_claim, self.believes_by_claim, claim)
+        """Believes of a lie / believes."""
+        return self._value("believed_lie_rate", claim)
 
     def to_json(self) -> dict:
         return {
             "label": self.label,
-            "lie_rate": _nan_none(self.lie_rate()),
-            "doubt_rate": _nan_none(self.doubt_rate()),
-            "doubt_accuracy": _nan_none(self.doubt_accuracy()),
-            "believed_lie_rate": _nan_none(self.believed_lie_rate()),
+            **{measure: _nan_none(self._value(measure, None)) for measure in RATES},
+            "rates": {measure: self.rate(measure).to_json() for measure in RATES},
             "blind_claims": self.blind_claims,
             "claims_by_beat": self.claims_by_beat,
             "lies_by_beat": self.lies_by_beat,
+            "free_claims_by_beat": self.free_claims_by_beat,
+            "voluntary_lies_by_beat": self.voluntary_lies_by_beat,
+            "forced_lies_by_beat": self.forced_lies_by_beat,
             "responses_by_claim": self.responses_by_claim,
             "doubts_by_claim": self.doubts_by_claim,
             "correct_doubts_by_claim": self.correct_doubts_by_claim,
@@ -177,6 +281,10 @@ def _bump(d: dict, key: str, by: int = 1) -> None:
 def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str, BluffProfile]:
     """Every entrant's bluffing profile, from the stored games replayed through the Meyer engine.
 
+    Whether a claim is a lie and whether the dice allowed a truthful one are the engine's own
+    decisions (``game.is_true``, ``game.legal_claims``), so they follow the game's variant
+    (``claim_rule``, ``lille_meyer``); see :class:`BluffProfile` for the counts and rates.
+
     Args:
         game: the Meyer engine the games were played with.
         records: game records (``seats`` and ``log``).
@@ -192,6 +300,8 @@ def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str
         raise ValueError(f"bluffing profiles are for Meyer, not {game.name}")
     profiles = {label: BluffProfile(label) for label in labels}
     names = meyer.CLAIM_NAMES
+    # Whether some legal claim over the claim to beat is true of the dice: (dice, beat) -> bool.
+    free_cache: dict[tuple, bool] = {}
     for record in records:
         seats = record.seats
         for event, before, _ in replay_states(game, record.log):
@@ -204,8 +314,22 @@ def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str
                     profile.blind_claims += 1
                     continue
                 beat = "start" if before.claim < 0 else names[before.claim]
+                key = (before.cup, before.claim)
+                free = free_cache.get(key)
+                if free is None:
+                    legal = game.legal_claims(before.claim)
+                    free = free_cache[key] = any(game.is_true(before.cup, c) for c in legal)
+                lie = not game.is_true(before.cup, claim)
+                if not free and not lie:  # cannot happen: a legal true claim makes the dice free
+                    raise ValueError(f"a true claim {names[claim]} where the dice {before.cup} allowed none")
                 _bump(profile.claims_by_beat, beat)
-                if not game.is_true(before.cup, claim):
+                if free:
+                    _bump(profile.free_claims_by_beat, beat)
+                    if lie:
+                        _bump(profile.voluntary_lies_by_beat, beat)
+                else:
+                    _bump(profile.forced_lies_by_beat, beat)
+                if lie:
                     _bump(profile.lies_by_beat, beat)
             elif before.phase == meyer.RESPOND and event in (meyer.DOUBT, meyer.BELIEVE):
                 claim = names[before.claim]
@@ -234,7 +358,7 @@ def figure_size(kind: str, num_entrants: int) -> tuple[float, float]:
     """The size in inches of a report picture (at :data:`DPI` dots per inch).
 
     ``head_to_head``: square, growing with the entrants; ``ratings``: a row per entrant;
-    ``bluffing``: three panels side by side.
+    ``bluffing``: four panels side by side, above a legend of two entrants a row.
     """
     if kind == "head_to_head":
         side = max(5.0, 1.5 + 1.3 * num_entrants)
@@ -242,7 +366,8 @@ def figure_size(kind: str, num_entrants: int) -> tuple[float, float]:
     if kind == "ratings":
         return (8.0, 1.5 + 0.5 * num_entrants)
     if kind == "bluffing":
-        return (16.0, 5.0)
+        rows = math.ceil(max(1, num_entrants) / _BLUFFING_LEGEND_COLUMNS)  # of the legend
+        return (20.0, 5.2 + 0.2 * rows)
     raise ValueError(f"unknown picture {kind!r}")
 
 
@@ -337,39 +462,92 @@ def plot_ratings(lb, path: str, title: str = "") -> str:
     return path
 
 
+#: The panels of ``bluffing.png``: (rate of :data:`RATES`, title).
+BLUFFING_PANELS = (
+    (
+        "voluntary_bluff_rate",
+        "voluntary bluff rate by claim to beat\n(lies / claims where the dice allowed a true one)",
+    ),
+    ("forced_lie_rate", "forced-lie rate by claim to beat\n(claims where no legal claim was true / claims)"),
+    ("doubt_rate", "doubt rate by claim\n(doubts / doubts and believes)"),
+    ("doubt_accuracy", "doubt accuracy by claim\n(doubts of a lie / doubts)"),
+)
+
+
+def _counts_text(rate: Rate) -> str:
+    if not rate.of:
+        return "0/0"
+    return f"{rate.count}/{rate.of} = {rate.rate:.3f} [{rate.low:.3f}, {rate.high:.3f}]"
+
+
+def bluffing_legend_label(profile: BluffProfile) -> str:
+    """An entrant's line in the bluffing picture's legend: its overall rates with counts and intervals."""
+    return (
+        f"{profile.label}: voluntary bluffs {_counts_text(profile.rate('voluntary_bluff_rate'))}, "
+        f"forced lies {_counts_text(profile.rate('forced_lie_rate'))}, "
+        f"believed lies {_counts_text(profile.rate('believed_lie_rate'))}"
+    )
+
+
 def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str = "") -> str:
-    """Meyer bluffing profiles: lie rate by claim to beat, doubt rate and doubt accuracy by claim."""
+    """Meyer bluffing profiles, one panel each (:data:`BLUFFING_PANELS`): voluntary bluff rate and
+    forced-lie rate by claim to beat, doubt rate and doubt accuracy by claim.
+
+    Every point carries its 95% Wilson interval as an error bar (the entrants' points are set a
+    little apart along the claims so that their bars do not hide each other); a point with no
+    chances (denominator 0) is left out. The legend gives each entrant's overall voluntary bluff,
+    forced-lie and believed-lie rates as ``count/of = rate [low, high]``.
+    """
     plt = _pyplot()
 
     axis = _claim_axis(game)
     beats = ["start", *axis]
-    fig, axes = plt.subplots(1, 3, figsize=figure_size("bluffing", len(profiles)), dpi=DPI, sharey=True)
-    panels = (
-        ("lie rate by claim to beat", beats, lambda p, k: p.lie_rate(k)),
-        ("doubt rate by claim", axis, lambda p, k: p.doubt_rate(k)),
-        ("doubt accuracy by claim", axis, lambda p, k: p.doubt_accuracy(k)),
-    )
-    for ax, (name, keys, rate) in zip(axes, panels):
-        for profile in profiles.values():
-            values = [rate(profile, k) for k in keys]
-            label = f"{profile.label} (believed lies {profile.believed_lie_rate():.2f})"
-            ax.plot(range(len(keys)), values, marker="o", markersize=3, label=label)
+    fig, axes = plt.subplots(
+        1, len(BLUFFING_PANELS), figsize=figure_size("bluffing", len(profiles)), dpi=DPI, sharey=True
+    )  # fmt: skip
+    m = max(1, len(profiles))
+    width = min(0.6, 0.2 * m)  # the spread of one claim's points
+    for ax, (measure, name) in zip(axes, BLUFFING_PANELS):
+        keys = beats if RATES[measure][0] == "claim_to_beat" else axis
+        for k, profile in enumerate(profiles.values()):
+            shift = (k - (m - 1) / 2) * (width / m)
+            rates = [profile.rate(measure, key) for key in keys]
+            xs = [x + shift for x, r in zip(range(len(keys)), rates) if r.of]
+            kept = [r for r in rates if r.of]
+            ax.errorbar(
+                xs, [r.rate for r in kept],
+                yerr=[[r.rate - r.low for r in kept], [r.high - r.rate for r in kept]],
+                marker="o", markersize=3, linewidth=1, elinewidth=0.8, capsize=1.5, color=f"C{k}",
+                label=bluffing_legend_label(profile),
+            )  # fmt: skip
         ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
-        ax.set_title(name)
+        ax.set_title(name, fontsize=9)
         ax.set_ylim(-0.03, 1.03)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("rate")
-    # One legend for the three panels, below them, clear of the data.
-    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].set_ylabel("rate (bars: 95% Wilson intervals)")
     fig.suptitle(title or "Meyer bluffing profiles (claims from worst to Meyer)")
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
+    # One legend for the panels, below them, clear of the data: the panels are laid out above
+    # the height the legend takes.
+    handles, labels = axes[0].get_legend_handles_labels()
+    legend = fig.legend(
+        handles, labels, loc="lower center", ncol=max(1, min(len(labels), _BLUFFING_LEGEND_COLUMNS)),
+        fontsize=8, frameon=False,
+    )  # fmt: skip
+    fig.canvas.draw()
+    bottom = legend.get_window_extent(fig.canvas.get_renderer()).height / fig.bbox.height
+    fig.tight_layout(rect=(0, min(0.5, bottom + 0.01), 1, 1))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
 
 # -- files --------------------------------------------------------------------------------------
+#: The columns of ``bluffing.csv``: one row per entrant, rate (:data:`RATES`, ``measure`` is its
+#: name with ``_by_claim_to_beat`` or ``_by_claim``) and claim (``"all"``: over every claim), with
+#: ``count`` events of ``of`` chances, the rate and its 95% Wilson interval ``low``..``high``.
+BLUFFING_CSV_COLUMNS = ("agent", "measure", "claim", "count", "of", "rate", "low", "high")
+
+
 def write_report(directory: str, result, lb, game=None) -> list[str]:
     """Write the report files of a tournament into ``directory`` (created if missing).
 
@@ -419,18 +597,21 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
         path = os.path.join(directory, "bluffing.csv")
         with open(path, "w", newline="") as handle:
             out = csv.writer(handle)
-            out.writerow(["agent", "measure", "claim", "count", "of", "rate"])
-            # Claims in the game's order, lowest first (a round's opening, "start", before them all).
+            out.writerow(BLUFFING_CSV_COLUMNS)
+            # Claims in the game's order, lowest first (a round's opening, "start", before them all),
+            # then "all": the rate over every claim. Keys with no chances (``of`` 0) have no row.
             order = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
             for p in profiles.values():
-                for measure, num, den in (
-                    ("lie_rate_by_claim_to_beat", p.lies_by_beat, p.claims_by_beat),
-                    ("doubt_rate_by_claim", p.doubts_by_claim, p.responses_by_claim),
-                    ("doubt_accuracy_by_claim", p.correct_doubts_by_claim, p.doubts_by_claim),
-                    ("believed_lie_rate_by_claim", p.believed_lies_by_claim, p.believes_by_claim),
-                ):
-                    for key in sorted(den, key=lambda claim: (order.get(claim, len(order)), claim)):
-                        out.writerow([p.label, measure, key, num.get(key, 0), den[key], f"{num.get(key, 0) / den[key]:.5f}"])
+                for measure, (by, _, den_name) in RATES.items():
+                    den = getattr(p, den_name)
+                    keys = sorted(den, key=lambda claim: (order.get(claim, len(order)), claim))
+                    for key in [*keys, None]:
+                        r = p.rate(measure, key)
+                        if r.of:
+                            out.writerow(
+                                [p.label, f"{measure}_by_{by}", "all" if key is None else key, r.count, r.of,
+                                 f"{r.rate:.5f}", f"{r.low:.5f}", f"{r.high:.5f}"]
+                            )  # fmt: skip
         written.append(path)
         if pictures:
             written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png")))

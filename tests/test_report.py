@@ -54,12 +54,16 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
     assert data["games_total"] == 24 and set(data["ratings"]) == {"doubter", "honest", "bluffer"}
     assert set(data["bluffing"]) == {"doubter", "honest", "bluffer"}
     with open(tmp_path / "bluffing.csv") as handle:
-        rows = list(csv.DictReader(handle))
-    ladder = ["start", *(meyer.CLAIM_NAMES[c] for c in reversed(meyer.Game().ranking))]  # lowest claim first
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+    assert reader.fieldnames == ["agent", "measure", "claim", "count", "of", "rate", "low", "high"]
+    # lowest claim first, then the rate over all claims
+    ladder = ["start", *(meyer.CLAIM_NAMES[c] for c in reversed(meyer.Game().ranking)), "all"]
     for agent in ("doubter", "honest", "bluffer"):
         for measure in {r["measure"] for r in rows}:
             claims = [r["claim"] for r in rows if r["agent"] == agent and r["measure"] == measure]
             assert claims == sorted(claims, key=ladder.index), (agent, measure, claims)
+            assert claims[-1] == "all"
 
 
 def test_a_game_without_bluffing_has_no_bluffing_files(tmp_path):
@@ -98,6 +102,13 @@ def test_bluffing_profile_counts_exactly():
     p = bluffing_profile(game, [one, two], ["liar", "caller"])
     liar, caller = p["liar"], p["caller"]
     assert liar.claims_by_beat == {"start": 1, "21": 1} and liar.lies_by_beat == {"start": 1, "21": 1}
+    # 54 claimed as 66 with nothing to beat: a voluntary bluff; 32 facing 21: every legal claim a lie.
+    assert liar.free_claims_by_beat == {"start": 1} and liar.voluntary_lies_by_beat == {"start": 1}
+    assert liar.forced_lies_by_beat == {"21": 1}
+    assert liar.voluntary_bluff_rate() == 1.0 and liar.forced_lie_rate() == 0.5
+    assert liar.forced_lie_rate("21") == 1.0
+    assert caller.free_claims_by_beat == {"start": 1}
+    assert caller.voluntary_lies_by_beat == {} == caller.forced_lies_by_beat
     assert liar.believes_by_claim == {"21": 1} and liar.believed_lies_by_claim == {}
     assert liar.responses_by_claim == {"21": 1} and liar.doubt_rate() == 0.0
     assert caller.claims_by_beat == {"start": 1} and caller.lies_by_beat == {}
@@ -112,6 +123,10 @@ def test_bluffing_profile_of_the_honest_player_never_lies_when_it_can_tell_the_t
     honest = profiles["honest"]
     assert honest.lies_by_beat.get("start", 0) == 0  # nothing to beat: the honest claim is the roll
     assert sum(honest.claims_by_beat.values()) > 0
+    # It lies only when its dice do not meet the claim to beat: every lie of its is a forced one.
+    assert honest.voluntary_lies_by_beat == {} and honest.voluntary_bluff_rate() == 0.0
+    assert honest.forced_lies_by_beat == honest.lies_by_beat and honest.forced_lie_rate() > 0
+    assert profiles["bluffer"].voluntary_bluff_rate() > 0
     with pytest.raises(ValueError, match="for Meyer"):
         bluffing_profile(build_game("syvere", {}), [], [])
 
