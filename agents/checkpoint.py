@@ -235,6 +235,9 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
         raise _fail(path, f"not a checkpoint directory (it must hold {META_FILE} and {WEIGHTS_FILE})")
     for f in (meta_file, weights_file):
         if not f.is_file():
+            inner = path / "policy"
+            if (inner / META_FILE).is_file():  # a training run's directory: its checkpoint is RUN/policy
+                raise _fail(path, f"{f.name} is missing; it looks like a training run: its checkpoint is {str(inner)!r}")
             raise _fail(path, f"{f.name} is missing")
     if meta_file.stat().st_size > MAX_META_BYTES:
         raise _fail(path, f"{META_FILE} is too large to be a policy description")

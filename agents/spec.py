@@ -17,7 +17,9 @@ to a checkpoint:
   unlike a checkpoint, which is never executed.
 * Anything else that looks like a path (it contains ``/`` or ``\\``, ends in ``.safetensors``,
   or exists on disk) is a checkpoint: the directory or its ``policy.safetensors``. A registered
-  name wins over a file of the same name; write ``./random`` for the file.
+  name wins over a file of the same name; write ``./random`` for the file. A checkpoint takes the
+  parameters of the ``trained`` agent but its path (``runs/x/policy:greedy=false``): a trailing
+  ``:KEY=VALUE,...`` is read as parameters when the path before it exists and the whole text does not.
 
 >>> parse_spec("meyer", "bluffer:lie_probability=1/3,reroll=false")
 ('bluffer', {'lie_probability': Fraction(1, 3), 'reroll': False})
@@ -171,6 +173,32 @@ def _looks_like_path(spec: str) -> bool:
     return "/" in spec or "\\" in spec or spec.endswith(".safetensors") or spec.startswith(("~", ".")) or os.path.exists(spec)
 
 
+def split_checkpoint_spec(text: str) -> tuple[str, str] | None:
+    """``(path, parameters)`` when ``text`` is a checkpoint path with a trailing ``:KEY=VALUE,...``
+    (``runs/x/policy:greedy=false``), else ``None``.
+
+    Only a suffix after the last ``:`` is read, and only when the text as a whole names nothing
+    on disk, the path before the ``:`` exists, and the suffix holds no path separator: a path that
+    contains ``:`` (``C:\\runs\\x``, a directory named ``a:b``) stays a path.
+    """
+    text = text.strip()
+    path, colon, body = text.rpartition(":")
+    path = path.rstrip()
+    if not colon or not path or "/" in body or "\\" in body:
+        return None
+    if os.path.exists(os.path.expanduser(text)) or not os.path.exists(os.path.expanduser(path)):
+        return None
+    return path, body
+
+
+def checkpoint_parameter_types() -> dict[str, Any]:
+    """The parameters a checkpoint path SPEC may set: those ``agents.checkpoint.load_agent`` takes
+    besides the game, the path and the seed (the ``trained`` agent's, ``greedy``)."""
+    from agents.checkpoint import load_agent
+
+    return {k: t for k, t in declared_types(load_agent).items() if k not in (*_RESERVED, "path")}
+
+
 def parameter_types(game_name: str, name: str) -> dict[str, Any]:
     """The parameters a SPEC may set for agent ``name`` of a game, with their types."""
     registered, entry = lookup(game_name, name)
@@ -179,11 +207,12 @@ def parameter_types(game_name: str, name: str) -> dict[str, Any]:
 
 
 def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
-    """Read a SPEC: ``(registered name, {key: value})``, or ``(Path, {})`` for a checkpoint.
+    """Read a SPEC: ``(registered name, {key: value})``, or ``(Path, {key: value})`` for a checkpoint.
 
     Args:
         game_name: the game's short name (``syvere``, ``tenthousand``, ``meyer``).
-        spec: ``NAME``, ``NAME:KEY=VALUE,...`` or a checkpoint path.
+        spec: ``NAME``, ``NAME:KEY=VALUE,...``, ``MODULE:CLASS[:KEY=VALUE,...]`` or a checkpoint path
+            (``PATH[:KEY=VALUE,...]``, see :func:`split_checkpoint_spec`).
 
     Raises:
         ValueError: an unknown agent (listing the game's agents), an unknown key (listing the
@@ -208,7 +237,7 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
         try:
             registered, _ = lookup(game_name, head)
         except ValueError:
-            if has_params or not _looks_like_path(text):
+            if split_checkpoint_spec(text) is None and (has_params or not _looks_like_path(text)):
                 raise  # an unknown agent: the message lists the game's agents
         else:
             if has_params and not body.strip():
@@ -217,6 +246,14 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
                     f"{head}:KEY=VALUE,..."
                 )
             return registered, _parse_params(game_name, registered, body)
+    checkpoint = split_checkpoint_spec(text)
+    if checkpoint is not None:
+        path, body = checkpoint
+        if not body.strip():
+            raise ValueError(
+                f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {path!r} or {path}:KEY=VALUE,..."
+            )
+        return Path(path).expanduser(), _parse_params(game_name, path, body, checkpoint_parameter_types())
     if _looks_like_path(text):
         return Path(text).expanduser(), {}
     table = _table(game_name)
@@ -241,10 +278,11 @@ def _split_params(body: str) -> list[str]:
     return parts
 
 
-def _parse_params(game_name: str, name: str, body: str) -> dict:
+def _parse_params(game_name: str, name: str, body: str, types_: dict[str, Any] | None = None) -> dict:
     if not body.strip():
         return {}
-    types_ = parameter_types(game_name, name)
+    if types_ is None:
+        types_ = parameter_types(game_name, name)
     listed = ", ".join(f"{k} ({type_name(t)})" for k, t in types_.items()) or "none"
     params: dict[str, Any] = {}
     for part in _split_params(body):
@@ -278,6 +316,32 @@ def spec_label(spec: Any) -> str:
     return type(spec).__name__
 
 
+def _check_constructor(cls, name: str) -> None:
+    """Refuse (``ValueError``) a class that cannot be built as ``CLASS(game, seed=..., **params)``,
+    read from its signature before it is called: a ``TypeError`` raised inside the constructor's
+    body is the class's own and passes through as it is."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # no signature to read (a builtin): let the call tell
+        return
+    parameters = list(signature.parameters.values())
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_game = bool(positional) or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+    seed = signature.parameters.get("seed")
+    takes_seed = (seed is not None and seed.kind in (seed.POSITIONAL_OR_KEYWORD, seed.KEYWORD_ONLY)) or any(
+        p.kind is p.VAR_KEYWORD for p in parameters
+    )
+    if takes_game and takes_seed:
+        return
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    raise ValueError(
+        f"agent {name!r}: {where} must be built as CLASS(game, seed=..., **params), but its constructor "
+        f"is {cls.__name__}{signature}" + (
+            "" if takes_seed else "; give it a seed=None parameter and pass it on (super().__init__(game, seed))"
+        )
+    )
+
+
 def build(game, spec: str, seed: int | None = None, **params):
     """Build the agent a SPEC names for ``game`` (an engine); ``params`` override the SPEC's.
 
@@ -286,12 +350,21 @@ def build(game, spec: str, seed: int | None = None, **params):
     """
     name, spec_params = parse_spec(game.name, spec)
     if isinstance(name, Path):
-        if params:
-            raise ValueError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
+        merged = {**spec_params, **params}
         try:
+            if params:
+                allowed = checkpoint_parameter_types()
+                unknown = [k for k in params if k not in allowed]
+                if unknown and not allowed:
+                    raise ValueError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
+                if unknown:
+                    listed = ", ".join(f"{k} ({type_name(t)})" for k, t in allowed.items())
+                    raise ValueError(
+                        f"checkpoint {str(name)!r} has no parameter {unknown[0]!r}; its parameters: {listed}"
+                    )
             from agents.checkpoint import load_agent
 
-            return load_agent(game, name, seed=seed)
+            return load_agent(game, name, seed=seed, **merged)
         except ModuleNotFoundError as exc:  # torch or safetensors: the [train] extra
             raise_missing(exc, f"checkpoint {str(name)!r}")
     registered, entry = lookup(game.name, name)
@@ -299,6 +372,7 @@ def build(game, spec: str, seed: int | None = None, **params):
     merged = {**spec_params, **params}
     accepted = inspect.signature(cls.__init__).parameters
     takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
+    _check_constructor(cls, registered)
     unknown = [k for k in merged if k not in accepted and not takes_any]
     if unknown:
         listed = ", ".join(parameter_types(game.name, registered)) or "none"
@@ -310,5 +384,6 @@ def build(game, spec: str, seed: int | None = None, **params):
 
 
 __all__ = [
-    "build", "known_name", "lookup", "parameter_types", "parse_spec", "resolve_entry", "spec_label", "split_user_spec",
+    "build", "checkpoint_parameter_types", "known_name", "lookup", "parameter_types", "parse_spec", "resolve_entry",
+    "spec_label", "split_checkpoint_spec", "split_user_spec",
 ]  # fmt: skip

@@ -1,7 +1,7 @@
 """``dice-envs tournament`` and ``dice-envs replay`` (also ``python -m evaluate``).
 
 ``dice-envs tournament GAME [game options] --agents SPEC... --games N [--seed S] [--db PATH]
-[--report DIR] [--workers K] [--json] [--num-players P]`` plays every table of the entrants
+[--report DIR] [--workers K] [--json] [--num-players P] [--max-decisions N]`` plays every table of the entrants
 (see :mod:`evaluate.tournament`), keeps every game in a SQLite results store, prints the
 leaderboard and writes the report. ``dice-envs replay DB GAME_ID`` replays a stored game through
 the engine, showing the table after every step.
@@ -122,6 +122,11 @@ def tournament_parser() -> argparse.ArgumentParser:
         help=f"bootstrap replicas of the 95%% rating intervals (default 200; at least {MIN_BOOTSTRAP}); "
         "0 leaves the intervals out",
     )  # fmt: skip
+    parser.add_argument(
+        "--max-decisions", type=whole_number("the number of decisions per game", 1), default=None, metavar="N",
+        help="stop with an error if a game is not over after N decisions (default 1000000): agents can keep "
+        "some games going for ever, e.g. Meyer under claim_rule=at_least when no one doubts",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--backend", choices=("local", "ray"), default="local",
@@ -145,7 +150,7 @@ def tournament_main(argv: list[str]) -> int:
     from dice_envs.options import option_defaults, parse_game_options
     from evaluate.ratings import default_method, leaderboard
     from evaluate.report import pictures_available, print_leaderboard, report_json, write_report
-    from evaluate.tournament import run_tournament
+    from evaluate.tournament import MAX_DECISIONS, run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
     options = parse_game_options(args.game, rest)
@@ -177,6 +182,7 @@ def tournament_main(argv: list[str]) -> int:
         progress=not args.quiet,
         backend=args.backend,
         address=args.address,
+        max_decisions=MAX_DECISIONS if args.max_decisions is None else args.max_decisions,
     )
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
     opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"

@@ -34,7 +34,7 @@ from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 from evaluate.stats import Z95, mean_ci, wilson
-from evaluate.tournament import GameRecord, base_label, play_table, unique_labels
+from evaluate.tournament import MAX_DECISIONS, GameRecord, base_label, check_max_decisions, play_table, unique_labels
 
 #: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
 #: against the random one.
@@ -243,6 +243,7 @@ def play_match(
     options: dict | None = None,
     progress: bool = False,
     on_game: Callable[[int, tuple[float, ...]], None] | None = None,
+    max_decisions: int = MAX_DECISIONS,
 ) -> MatchResult:
     """Play ``num_games`` games between the given agents, rotating their seats every game.
 
@@ -263,15 +264,22 @@ def play_match(
         on_game: called after each game with its number and the entrants' returns (in the
             order of ``agent_specs``); an exception it raises (``KeyboardInterrupt``) stops the
             match.
+        max_decisions: the most decisions one game may take (``--max-decisions``). Agents can keep
+            some games going for ever (in Meyer under ``claim_rule="at_least"``, a round lasts while
+            every claim is believed and equalled): such a game stops the match with
+            :class:`evaluate.tournament.GameTooLong`, a ``ValueError`` naming the agents; it is not
+            counted as a draw, which would make up a result no rule of the game gives.
 
     Raises:
-        ValueError: a bad number of games, seed, option or SPEC, or agents that do not fit the
-            number of players.
+        ValueError: a bad number of games, seed, option, SPEC or ``max_decisions``, agents that do
+            not fit the number of players, or a game not over after ``max_decisions`` decisions
+            (:class:`evaluate.tournament.GameTooLong`).
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    max_decisions = check_max_decisions(max_decisions)
     specs = list(agent_specs)
     module = env_module(env_id)
     options = check_game_options(env_id, dict(options or {}),
@@ -317,5 +325,8 @@ def play_match(
                 last_report = now
                 print(f"  {g + 1}/{num_games} games", file=sys.stderr, flush=True)
 
-    play_table(game, dict(zip(labels, agents)), labels, int(num_games), int(seed), on_game=count, keep=False)
+    play_table(
+        game, dict(zip(labels, agents)), labels, int(num_games), int(seed), on_game=count, keep=False,
+        max_decisions=max_decisions,
+    )  # fmt: skip
     return MatchResult(env_id, options, records, num_games, seed)

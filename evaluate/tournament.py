@@ -56,6 +56,10 @@ from dice_envs import dice as dice_mod
 from dice_envs.cli import CommandFailed
 
 DICE_MODES = ("common", "independent")
+#: The default cap on one game's decisions (``--max-decisions``): a game not over by then stops the
+#: run with :class:`GameTooLong`. Agents can keep some games going for ever (in Meyer under
+#: ``claim_rule="at_least"``, a round lasts while every claim is believed and equalled).
+MAX_DECISIONS = 1_000_000
 
 
 # -- entrants -----------------------------------------------------------------------------------
@@ -73,15 +77,19 @@ def base_label(game_name: str, spec: str) -> str:
     """
     from agents.spec import parse_spec
 
-    name, _ = parse_spec(game_name, spec)
+    name, params = parse_spec(game_name, spec)
     if isinstance(name, os.PathLike):
         from agents.checkpoint import checkpoint_dir
 
         folder = checkpoint_dir(name).resolve()
         # A training run's latest checkpoint is RUN/policy: the run's name says more than "policy".
         if folder.name == "policy" and folder.parent.name:
-            return folder.parent.name
-        return folder.name or str(name)
+            label = folder.parent.name
+        else:
+            label = folder.name or str(name)
+        if params:  # RUN/policy:greedy=false is another entrant than RUN/policy: run1:greedy=false
+            label += ":" + "".join(spec.rpartition(":")[2].split())
+        return label
     return "".join(spec.split())
 
 
@@ -210,6 +218,9 @@ class GameTask:
         rotation: entrant ``i`` of the deal's order (:func:`deal_order`) sits at seat
             ``(i + rotation) % len(table)``.
         dice: ``"common"`` or ``"independent"``.
+        max_decisions: the cap on the game's decisions (:data:`MAX_DECISIONS`). It travels with
+            the task to the workers (local or Ray) but is no part of the game's identity (``key``,
+            equality): a game that ends under one cap is the same game under any cap it fits in.
     """
 
     seed: int
@@ -217,6 +228,7 @@ class GameTask:
     deal: int
     rotation: int
     dice: str = "common"
+    max_decisions: int = field(default=MAX_DECISIONS, compare=False, repr=False)
 
     @property
     def seats(self) -> tuple[str, ...]:
@@ -293,8 +305,16 @@ def tables(labels: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
     return list(itertools.combinations(sorted(labels), num_players))
 
 
+def check_max_decisions(max_decisions) -> int:
+    """``max_decisions`` as an int, or ``ValueError`` if it is not a whole number >= 1."""
+    if isinstance(max_decisions, bool) or not isinstance(max_decisions, (int, np.integer)) or max_decisions < 1:
+        raise ValueError(f"--max-decisions must be a whole number >= 1, got {max_decisions!r}")
+    return int(max_decisions)
+
+
 def schedule(
-    labels: Sequence[str], num_players: int, games: int, seed: int, dice: str = "common"
+    labels: Sequence[str], num_players: int, games: int, seed: int, dice: str = "common",
+    max_decisions: int = MAX_DECISIONS,
 ) -> list[GameTask]:
     """Every game of a tournament: each table, each deal, each rotation of the seats.
 
@@ -304,6 +324,7 @@ def schedule(
         games: deals per table; every deal is played in all ``num_players`` rotations.
         seed: the tournament seed.
         dice: ``"common"`` (the rotations of a deal share their dice) or ``"independent"``.
+        max_decisions: the cap on each game's decisions (see :class:`GameTask`).
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"--games (deals per table) must be a whole number >= 1, got {games!r}")
@@ -311,8 +332,9 @@ def schedule(
         raise ValueError(f"--seed must be a whole number >= 0, got {seed!r}")
     if dice not in DICE_MODES:
         raise ValueError(f"dice must be one of {', '.join(DICE_MODES)}, got {dice!r}")
+    max_decisions = check_max_decisions(max_decisions)
     return [
-        GameTask(int(seed), table, deal, rotation, dice)
+        GameTask(int(seed), table, deal, rotation, dice, max_decisions)
         for table in tables(labels, num_players)
         for deal in range(int(games))
         for rotation in range(num_players)
@@ -457,15 +479,31 @@ class AgentFailed(CommandFailed):
     seat and the game. A ``RuntimeError``; the command line exits with 1 for it."""
 
 
-def play_game(game, agents: dict, task: GameTask, max_decisions: int = 1_000_000) -> GameRecord:
+class GameTooLong(AgentFailed, ValueError):
+    """A game was not over after ``max_decisions`` decisions: its agents may keep it going for ever.
+
+    A ``ValueError`` (the command line exits with 2 and one line, naming the agents and
+    ``--max-decisions``) and an :class:`AgentFailed` (a Ray run stops at once rather than retrying
+    a game that would loop again). No record is made of the game: it is neither a win nor a draw,
+    so a results store never holds it, and a run resumed with a larger cap plays it again.
+    """
+
+
+def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = None) -> GameRecord:
     """Play one game on the rules engine, the agents seeing what the PettingZoo env would show.
 
     Args:
         game: the rules engine (its ``num_players`` is the table size).
         agents: label -> agent; the agents of ``task.seats``.
         task: the game to play.
-        max_decisions: a guard against agents that never finish a game.
+        max_decisions: the most decisions the game may take (default ``task.max_decisions``).
+
+    Raises:
+        AgentFailed: an agent played an illegal action.
+        GameTooLong: the game was not over after ``max_decisions`` decisions.
     """
+    if max_decisions is None:
+        max_decisions = task.max_decisions
     seats = task.seats
     if len(seats) != game.num_players:
         raise ValueError(f"a table of {len(seats)} for a game of {game.num_players} players")
@@ -506,10 +544,23 @@ def play_game(game, agents: dict, task: GameTask, max_decisions: int = 1_000_000
             ) from None
         log.append(int(action))
         decisions += 1
-        if decisions > max_decisions:
-            raise RuntimeError(f"game {task.key} did not end after {max_decisions} decisions")
+        if decisions >= max_decisions and not game.is_terminal(state):
+            raise GameTooLong(_too_long(game, task, max_decisions))
     returns = tuple(float(r) for r in game.returns(state))
     return GameRecord(task, returns, winners_of(returns), tuple(int(s) for s in game.scores(state)), log, decisions)
+
+
+def _too_long(game, task: GameTask, max_decisions: int) -> str:
+    """The one-line message of :class:`GameTooLong`."""
+    seats = [repr(label) for label in task.seats]
+    who = " and ".join(seats) if len(seats) == 2 else ", ".join(seats)
+    why = "its agents may keep it going for ever"
+    if game.name == "meyer" and getattr(game, "claim_rule", None) == "at_least":
+        why += " (in Meyer under claim_rule='at_least' a round never ends while every claim is believed and equalled)"
+    return (
+        f"the game of {who} (table {task.table_key}, deal {task.deal}, rotation {task.rotation}) was not over "
+        f"after {max_decisions:,} decisions: {why}; if its games are only long, give a larger --max-decisions N"
+    )
 
 
 def replay_states(game, log: Iterable):
@@ -714,7 +765,13 @@ def play_tasks(
         batch: list[GameRecord] = []
         last = time.perf_counter()
         for task in tasks:
-            batch.append(play_game(game, agents, task))
+            try:
+                record = play_game(game, agents, task)
+            except BaseException:
+                if batch:  # the games finished before the failure are kept (stored) all the same
+                    finished(batch)
+                raise
+            batch.append(record)
             now = time.perf_counter()
             if len(batch) >= 256 or now - last > 0.25:
                 finished(batch)
@@ -757,7 +814,9 @@ def workers_used(workers: int, num_tasks: int, backend: str = "local") -> int:
     return min(workers, max(1, num_tasks // 16))
 
 
-def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "common") -> Iterator[GameTask]:
+def table_tasks(
+    labels: Sequence[str], num_games: int, seed: int, dice: str = "common", max_decisions: int = MAX_DECISIONS
+) -> Iterator[GameTask]:
     """The games of one table in the order a match plays them: game ``g`` is deal ``g // n`` in
     rotation ``g % n``. With two players entrant ``i`` (``labels[i]``) sits at seat ``(i + g) % n``;
     with more, the rotations are of each deal's order (:func:`deal_order`).
@@ -781,9 +840,10 @@ def table_tasks(labels: Sequence[str], num_games: int, seed: int, dice: str = "c
         raise ValueError(f"dice must be one of {', '.join(DICE_MODES)}, got {dice!r}")
     if len(set(labels)) != len(labels) or len(labels) < 2:
         raise ValueError(f"a table needs at least 2 entrants with unique labels, got {list(labels)}")
+    max_decisions = check_max_decisions(max_decisions)
     table, n, seed = tuple(labels), len(labels), int(seed)
     # A generator expression rather than a generator function, so the checks above run at the call.
-    return (GameTask(seed, table, g // n, g % n, dice) for g in range(int(num_games)))
+    return (GameTask(seed, table, g // n, g % n, dice, max_decisions) for g in range(int(num_games)))
 
 
 def play_table(
@@ -796,6 +856,7 @@ def play_table(
     progress: Progress | None = None,
     keep: bool = True,
     dice: str = "common",
+    max_decisions: int = MAX_DECISIONS,
 ) -> list[GameRecord]:
     """Play the games of :func:`table_tasks` in this process, in order, with prebuilt agents.
 
@@ -814,14 +875,16 @@ def play_table(
         progress: advanced by one after each game.
         keep: return every record; ``False`` keeps none and returns ``[]``.
         dice: ``"common"`` (the rotations of a deal share their dice) or ``"independent"``.
+        max_decisions: the cap on each game's decisions (:class:`GameTooLong` past it).
 
     Returns:
         The records in game order (``[]`` when ``keep`` is false).
 
     Raises:
         ValueError: bad arguments, or an entrant without an agent.
+        GameTooLong: a game was not over after ``max_decisions`` decisions.
     """
-    tasks = table_tasks(labels, num_games, seed, dice)
+    tasks = table_tasks(labels, num_games, seed, dice, max_decisions)
     missing = [label for label in labels if label not in agents]
     if missing:
         raise ValueError(f"no agent for {', '.join(missing)}")
@@ -884,6 +947,7 @@ def run_tournament(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    max_decisions: int = MAX_DECISIONS,
 ) -> TournamentResult:
     """Play a tournament (or the part of it that ``db`` does not hold yet) and return all its games.
 
@@ -902,10 +966,15 @@ def run_tournament(
         backend: ``"local"`` or ``"ray"`` (:mod:`evaluate.ray_backend`); same games, same results.
         address: the Ray cluster of ``backend="ray"`` (``None``: a local Ray instance of ``workers``
             CPUs).
+        max_decisions: the cap on each game's decisions. A game not over by then stops the run
+            with :class:`GameTooLong` (a ``ValueError``); the games finished before it are stored,
+            the game itself is not, so a run resumed with a larger cap plays only what is missing.
 
     Raises:
-        ValueError: a bad SPEC, option, count or results store, with a message saying which.
+        ValueError: a bad SPEC, option, count or results store, with a message saying which; a game
+            that did not end within ``max_decisions`` (:class:`GameTooLong`).
     """
+    max_decisions = check_max_decisions(max_decisions)
     if backend == "ray":
         from evaluate.ray_backend import require_ray
 
@@ -925,7 +994,9 @@ def run_tournament(
     if num_players is None:
         num_players = min(default_num_players(game_name), len(labels))
     game = build_game(game_name, {**options, "num_players": num_players})
-    tasks = schedule(labels, num_players, games, seed, dice)
+    tasks = schedule(labels, num_players, games, seed, dice, max_decisions)
+    if backend == "ray":
+        _refuse_checkpoint_parameters(game_name, specs)
     workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
@@ -967,6 +1038,13 @@ def run_tournament(
                 backend=backend,
                 address=address,
             )
+        except GameTooLong as exc:
+            if store is None:
+                raise
+            raise GameTooLong(
+                f"{exc}. The games finished before it are stored in {db}: a run with a larger --max-decisions "
+                "plays only the others"
+            ) from None
         finally:
             bar.close()
         seconds = time.perf_counter() - start
@@ -999,6 +1077,21 @@ def run_tournament(
         db,
         workers_used(int(workers), len(missing), backend),
     )
+
+
+def _refuse_checkpoint_parameters(game_name: str, specs: Sequence[str]) -> None:
+    """Ray's workers rebuild a checkpoint entrant from its shipped files by path alone, so the
+    parameters of a ``PATH:KEY=VALUE`` SPEC would be lost there: refuse them rather than play
+    another agent than the one named."""
+    from agents.spec import parse_spec
+
+    for spec in specs:
+        name, params = parse_spec(game_name, spec)
+        if isinstance(name, os.PathLike) and params:
+            raise ValueError(
+                f"--backend ray does not take a checkpoint SPEC with parameters yet ({spec!r}); "
+                "play it with --backend local"
+            )
 
 
 def record_to_json(record: GameRecord) -> dict:

@@ -41,12 +41,13 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
         raise ValueError(f"--deals must be >= 1, got {deals}")
     from agents.spec import parse_spec
 
-    name, _ = parse_spec(game, checkpoint)
+    name, params = parse_spec(game, checkpoint)
     if not isinstance(name, os.PathLike):
         # A built-in or solver agent (``optimal``, ``heuristic``): the peer a checkpoint is compared
         # with, on the same deals; the game is the recipe's unless options are given.
         return _benchmark_spec(game, options, checkpoint, opponents, deals, seed, progress)
-    agent = load_agent(game, checkpoint, seed=seed, greedy=greedy)
+    greedy = params.get("greedy", greedy)  # ``RUN/policy:greedy=false`` as the SPEC says
+    agent = load_agent(game, name, seed=seed, greedy=greedy)
     from agents.checkpoint import check_compatible
 
     if options:
