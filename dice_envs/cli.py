@@ -156,10 +156,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("--seat", type=whole_number("a seat", 0, 7), default=0, help="your seat (default 0)")
     p_play.add_argument(
         "--opponents",
+        nargs="+",
         default=None,
         metavar="SPEC",
-        help="the agent at every other seat: NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint path "
-        "(default: the game's hand-written opponent: heuristic, or doubter in Meyer)",
+        help="the agents at the other seats: one SPEC for all of them, or one SPEC per other seat in seat order, "
+        "as separate words (honest doubter); a SPEC is NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint "
+        "path (default: the game's hand-written opponent: heuristic, or doubter in Meyer)",
     )
     p_play.add_argument("--seed", type=_seed, default=None, help="seeds the dice and the opponents (default: random)")
 
@@ -189,6 +191,11 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="a whole number >= 0; seeds every game's dice and agents, per game (default 0)",
     )
+    p_match.add_argument(
+        "--max-decisions", type=whole_number("the number of decisions per game", 1), default=1_000_000, metavar="N",
+        help="stop with an error if a game is not over after N decisions (default 1000000): agents can keep "
+        "some games going for ever, e.g. Meyer under claim_rule=at_least when no one doubts",
+    )  # fmt: skip
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
     p_bench.add_argument(
@@ -261,25 +268,24 @@ def _run(argv: list[str]) -> int:
         if args.game:
             print("\n" + _options_help(args.game))
         return 0
+    if args.command == "play" and args.game is None and args.opponents and args.opponents[-1] in GAMES:
+        args.game = args.opponents.pop()  # `play --opponents honest meyer`: the game came after the SPECs
     if args.game is None:
         raise ValueError(f"{args.command} needs a game: {', '.join(GAMES)} (run `dice-envs {args.command} --help`)")
     from dice_envs.options import parse_game_options
 
-    if args.command == "play" and args.opponents is not None and rest and not rest[0].startswith("-"):
-        # `--opponents honest doubter`: the second word would otherwise be read as a game option
-        raise ValueError(f"--opponents takes one SPEC, played at every other seat; got {args.opponents!r} and "
-                         f"then {rest[0]!r} (to rank several agents against each other: dice-envs match or "
-                         "tournament)")  # fmt: skip
     options = parse_game_options(args.game, rest)
     if args.command == "play":
         from dice_envs.play import play
 
-        play(args.game, options, seat=args.seat, opponents=args.opponents, seed=args.seed)
+        play(args.game, options, seat=args.seat, opponents=[spec.strip() for spec in args.opponents or []], seed=args.seed)
         return 0
     from evaluate.match import DEFAULT_AGENTS, play_match, split_agent_words
 
     specs = split_agent_words(args.agents) if args.agents else list(DEFAULT_AGENTS[args.game])
-    result = play_match(args.game, specs, args.games, seed=args.seed, options=options, progress=True)
+    result = play_match(
+        args.game, specs, args.games, seed=args.seed, options=options, progress=True, max_decisions=args.max_decisions
+    )
     print(result.table())
     return 0
 

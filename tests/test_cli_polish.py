@@ -59,7 +59,7 @@ def test_the_announced_time_grows_with_the_lives():
     from agents.solvers.meyer import make_game, solve_time
 
     assert solve_time(make_game({"lives": 1})) == "a few seconds"
-    assert solve_time(make_game({"lives": 6})) == "about 20 s"
+    assert solve_time(make_game({"lives": 6})) == "about 6 s"
     assert solve_time(make_game({"lives": 20})).endswith("min")
 
 

@@ -73,6 +73,10 @@ NUM_RANKS = meyer.NUM_CLAIMS
 OFF_PATH = 1e-9
 OFF_PATH_NOTE = ("* never claimed here in equilibrium: its P(doubt) need only keep that claim unprofitable, "
                  "so it may not be unique (the linear programme's pick)")
+#: Two actions whose values (from the solved tables) differ by no more than this are equally good:
+#: the player is indifferent, and the LP's choice among them is arbitrary (ties come out within
+#: ~1e-15, distinct values at least ~1e-2 apart in the levels checked).
+INDIFFERENT = 1e-8
 TOP = NUM_RANKS - 1  # the rank of 21 (Meyer) in every variant
 FIXED_POINT_TOLERANCE = 1e-12
 #: The options that change the solution (``end``, ``first_starter`` and ``history`` do not).
@@ -447,15 +451,17 @@ def _fixed_point(rules: Rules, b: int, sides, outcomes, value):
     return {s1: a, s2: c}, max(abs(v1 - a.value), abs(c.value - level(s2, a.value).value))
 
 
-#: Seconds of :func:`solve` per pair of lives (on 2 busy cores, 6 lives and so 21 pairs took 15-17 s).
-SECONDS_PER_LIVES_PAIR = 0.8
+#: Seconds of :func:`solve` per pair of lives, measured on 2 shared cores: 6 lives (21 pairs) took
+#: 5.6 s, 12 lives (78 pairs) 24.7 s; with the blind reroll about 1.3 times as long, under
+#: ``claim_rule="higher"`` about a quarter.
+SECONDS_PER_LIVES_PAIR = 0.3
 
 
 def solve_time(game: meyer.Game) -> str:
     """Roughly how long :func:`solve` takes for this game's options, as text.
 
     >>> solve_time(make_game({"lives": 6}))
-    'about 20 s'
+    'about 6 s'
     >>> solve_time(make_game({"lives": 1}))
     'a few seconds'
     """
@@ -464,9 +470,11 @@ def solve_time(game: meyer.Game) -> str:
     seconds *= 0.25 if game.claim_rule == "higher" else 1.0  # no level loops back on itself
     if seconds < 5:
         return "a few seconds"
-    if seconds < 90:
-        return f"about {max(10, round(seconds, -1)):.0f} s"
-    return f"about {seconds / 60:.0f} min"
+    if seconds < 20:
+        return f"about {round(seconds)} s"
+    if seconds < 60:
+        return f"about {round(seconds, -1):.0f} s"
+    return f"about {max(1, round(seconds / 60))} min"
 
 
 def _build(game: meyer.Game, progress: bool, bar: bool = True):
@@ -535,7 +543,7 @@ class EquilibriumAgent(Agent):
                 f"that claim had to beat, history slot 1), got history={game.history}"
             )
         super().__init__(game, seed)
-        # A first use solves the tables (about 20 s at 6 lives) and says so on stderr in one line, without a
+        # A first use solves the tables (about 6 s at 6 lives) and says so on stderr in one line, without a
         # bar (a caller's own progress, or its --quiet, keeps stderr); later uses load them.
         self.tables = load_tables(solution_options(game), cache_dir=cache_dir or None, progress=True, bar=False)
         self._at = {name: s.start for name, s in game.obs_slices.items()}
@@ -616,14 +624,19 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     first = [(y, tables["claim"][L - 1, L - 1, 0, :, y] @ Rules(game).p) for y in range(NUM_RANKS)]
     top = sorted(first, key=lambda t: -t[1])[:4]
     names = [meyer.CLAIM_NAMES[game.claim_of_rank[y]] for y, _ in top]
+    ties, pure_tie = _indifference(game, tables, L, L, -1)
+    tied = sum(1 for t in ties if t)
     lines.append(
         "first claim of a round (starter's equilibrium, most likely): "
         + ", ".join(f"{n} {p:.3f}" for n, (_, p) in zip(names, top))
+        + (f" ({tied} of {NUM_RANKS} hands are indifferent between claims, so these shares are partly "
+           "the linear programme's pick among equally good ones)" if tied else "")
     )
     made = dict(first)
     doubted = [
         f"{meyer.CLAIM_NAMES[game.claim_of_rank[y]]}{'*' if made[y] < OFF_PATH else ''} "
         f"{tables['doubt'][L - 1, L - 1, 0, y, 0]:.2f}"
+        + (_indifferent_doubt(tables["doubt"][L - 1, L - 1, 0, y, 0]) if pure_tie[y] else "")
         for y in range(NUM_RANKS - 1, -1, -1)
         if tables["doubt"][L - 1, L - 1, 0, y, 0] > 1e-9
     ]
@@ -659,9 +672,75 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     }
 
 
+def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int) -> tuple[list[list[str]], np.ndarray]:
+    """Where a player of one level is indifferent, from the solved values (not the LP's pick).
+
+    The roller's value of each action with dice ``d`` is read off the tables against the
+    responder's equilibrium doubts: claim ``y`` pays ``P(doubt) * (win or lose) + P(believe) *
+    believe[y]``, the blind reroll the best blind claim's value. Actions within
+    :data:`INDIFFERENT` of the best are equally good. The responder is indifferent at claim ``y``
+    when doubting and believing it have the same value given the claims' makers.
+
+    Returns:
+        (by dice rank, the names of the roller's equally good actions when there are two or more,
+        else ``[]``; by claim rank, whether the responder's P(doubt) is 0 or 1 although doubting
+        and believing are equally good: a pure choice among equals, on the equilibrium's path).
+    """
+    rules = Rules(game)
+    k = (r - 1, o - 1, b + 1)
+    L = game.lives
+    U = np.full((L + 1, L + 1), np.nan)
+    U[1:, 1:] = tables["value"][:, :, 0]
+    win, lose = outcome_values(rules, U, r, o)
+    believe = np.nan_to_num(-tables["value"][o - 1, r - 1, 1:], nan=0.0)
+    legal = list(rules.legal[b])
+    name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
+    q = tables["doubt"][k][:, 0]
+    pay = np.where(rules.true, win[None, :], lose[None, :])  # (dice, claim)
+    Q = q[None, :] * pay + (1 - q[None, :]) * believe[None, :]
+    labels = [name[y] for y in legal]
+    Q = Q[:, legal]
+    if rules.blind and b >= 0:  # the blind reroll: the best claim over unseen dice
+        qb = tables["doubt"][k][:, 1]
+        blind_pay = rules.fresh_true * win + (1 - rules.fresh_true) * lose
+        reroll = (qb * blind_pay + (1 - qb) * believe)[legal].max()
+        Q = np.column_stack([Q, np.full(NUM_RANKS, reroll)])
+        labels.append("reroll")
+    ties = []
+    for d in range(NUM_RANKS):
+        best = np.flatnonzero(Q[d] >= Q[d].max() - INDIFFERENT)
+        names = [labels[j] for j in best if j < len(legal)][::-1] + [labels[j] for j in best if j >= len(legal)]
+        ties.append(names if len(best) > 1 else [])  # the highest claim first, the reroll last
+    x = tables["claim"][k] * rules.p[:, None]  # P(dice d and claim y)
+    made = x.sum(axis=0)
+    doubt_value = (x * pay).sum(axis=0)  # the roller's, summed over the claim's makers
+    believe_value = made * believe
+    equal = np.abs(doubt_value - believe_value) <= INDIFFERENT * np.maximum(made, 1e-300)
+    pure = (q <= INDIFFERENT) | (q >= 1 - INDIFFERENT)
+    on_path = (made >= OFF_PATH) & np.array([rules.believable(y) for y in range(NUM_RANKS)])
+    on_path &= np.isin(np.arange(NUM_RANKS), legal)
+    return ties, equal & pure & on_path
+
+
+def _indifferent_row(ties: list[str], every: bool) -> str:
+    if not ties:
+        return ""
+    which = "every action" if every else ", ".join(ties)
+    return f"  [indifferent: {which} equally good; the choice shown is one of several]"
+
+
+def _indifferent_doubt(q: float) -> str:
+    return f" (indifferent: {'believing' if q >= 0.5 else 'doubting'} is as good)"
+
+
 def describe_level(options: dict | None = None, lives: tuple[int, int] | None = None, beat: str | None = None, cache_dir=None) -> list[str]:
     """The equilibrium at one situation, as text: the roller's claim probabilities by their dice and
     the responder's doubt probability by claim.
+
+    Where the player is indifferent (equally good alternatives, :func:`_indifference`), the line
+    says so: a dice row lists the equally good actions (the probabilities shown are then the
+    linear programme's pick among them, not a preference), a doubt probability of 0 or 1 says
+    that the other answer is as good. Claims off the equilibrium's path are marked ``*``.
 
     Args:
         options: Meyer options.
@@ -676,19 +755,23 @@ def describe_level(options: dict | None = None, lives: tuple[int, int] | None = 
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.lives:
             raise ValueError(f"lives must be two numbers in 1..{game.lives}, got {lives!r}")
     b = -1 if beat is None else game.rank[meyer.claim_index(beat)]
-    if b >= 0 and not Rules(game).legal[b]:
+    rules = Rules(game)
+    if b >= 0 and not rules.legal[b]:
         raise ValueError(f"nothing can be claimed over {beat} with claim_rule={game.claim_rule!r}")
     k = (r - 1, o - 1, b + 1)
     name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
+    ties, pure_tie = _indifference(game, tables, r, o, b)
+    actions = len(rules.legal[b]) + (1 if rules.blind and b >= 0 else 0)
     lines = [f"{'round start' if b < 0 else 'to beat ' + name[b]}, lives {r} (roller) v {o}: value {tables['value'][k]:+.6f}"]
     for d in range(NUM_RANKS - 1, -1, -1):
         row = [f"{name[y]} {p:.3f}" for y, p in enumerate(tables["claim"][k + (d,)]) if p > 5e-4]
         if tables["reroll"][k + (d,)] > 5e-4:
             row.append(f"reroll {tables['reroll'][k + (d,)]:.3f}")
-        lines.append(f"  dice {name[d]}: " + ", ".join(row[::-1]))
-    made = tables["claim"][k].T @ Rules(game).p  # P(claim y) over the roller's dice (seen, not blind)
+        lines.append(f"  dice {name[d]}: " + ", ".join(row[::-1]) + _indifferent_row(ties[d], len(ties[d]) == actions))
+    made = tables["claim"][k].T @ rules.p  # P(claim y) over the roller's dice (seen, not blind)
     doubts = [f"{name[y]}{'*' if made[y] < OFF_PATH else ''} {tables['doubt'][k + (y, 0)]:.3f}"
-              for y in range(NUM_RANKS - 1, -1, -1) if y in Rules(game).legal[b]]  # fmt: skip
+              + (_indifferent_doubt(tables["doubt"][k + (y, 0)]) if pure_tie[y] else "")
+              for y in range(NUM_RANKS - 1, -1, -1) if y in rules.legal[b]]  # fmt: skip
     lines.append("  P(doubt) by claim: " + ", ".join(doubts))
     if any("*" in d for d in doubts):
         lines.append(f"  {OFF_PATH_NOTE}")

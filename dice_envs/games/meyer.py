@@ -423,6 +423,30 @@ class Game(base.Game):
             )
         return ACTION_STRINGS[action]
 
+    def string_to_action(self, state: State, text: str) -> int:
+        """The legal action whose string is ``text``, as :meth:`base.Game.string_to_action`; a
+        claim may also be written as :func:`claim_index` reads it: either order of the digits
+        and spaces between them (``"claim 12"``, ``"claim 4 5"``). :meth:`action_to_string`
+        stays canonical (``"claim 21"``, ``"claim 54"``).
+
+        >>> g = Game(num_players=2)
+        >>> s = g.apply_chance(g.initial_state(), (5, 4))
+        >>> g.action_to_string(s, g.string_to_action(s, "Claim 45"))
+        'claim 54'
+        """
+        words = text.lower().split() if isinstance(text, str) else []
+        if len(words) > 1 and words[0] == "claim":
+            try:
+                c = claim_index("".join(words[1:]))
+            except ValueError:
+                pass  # not a claim: the base method refuses it with the legal actions
+            else:
+                try:
+                    return super().string_to_action(state, ACTION_STRINGS[FIRST_CLAIM + c])
+                except ValueError:
+                    pass  # an illegal claim: refused below in the person's own spelling
+        return super().string_to_action(state, text)
+
     # -- doubts and rounds ------------------------------------------------------------------
     def _next_in(self, lives: tuple[int, ...], seat: int) -> int:
         """C-1: the next seat clockwise after ``seat`` that still has lives."""

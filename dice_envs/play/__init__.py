@@ -15,7 +15,7 @@ caught here, so that every command treats it alike (``dice-envs`` exits 130).
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import Callable, Sequence
 
 from agents import BEST, make_agent
 from dice_envs.options import check_game_options
@@ -51,7 +51,7 @@ def play(
     game_name: str,
     options: dict | None = None,
     seat: int = 0,
-    opponents: str | None = None,
+    opponents: str | Sequence[str] | None = None,
     seed: int | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
@@ -63,8 +63,9 @@ def play(
         options: the game's options (``num_players`` among them).
         seat: the person's seat.
         opponents: a SPEC (``NAME``, ``NAME:KEY=VALUE,...`` or a checkpoint path) for the
-            agent that plays every other seat; by default the game's hand-written opponent
-            (``agents.BEST``: ``heuristic``, or ``doubter`` in Meyer).
+            agent that plays every other seat, or a list of one SPEC per other seat in seat
+            order; by default the game's hand-written opponent (``agents.BEST``: ``heuristic``,
+            or ``doubter`` in Meyer).
         seed: seeds the dice and the opponents.
         read, write: input and output (tests pass their own).
 
@@ -80,19 +81,30 @@ def play(
     if not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat}")
     hooks = importlib.import_module(f"dice_envs.play.{game.name}")
-    opponents = opponents or BEST.get(game.name, "random")
-    bots = {
-        s: make_agent(game, opponents, seed=None if seed is None else seed + s)
-        for s in range(game.num_players)
-        if s != seat
-    }
+    others = [s for s in range(game.num_players) if s != seat]
+    specs = [opponents] if isinstance(opponents, str) else list(opponents or [])
+    specs = specs or [BEST.get(game.name, "random")]
+    if len(set(specs)) == 1:
+        specs = specs[:1]
+    if len(specs) not in (1, len(others)):
+        raise ValueError(
+            f"--opponents takes one SPEC for every other seat, or one SPEC per other seat ({len(others)} here: "
+            f"{', '.join(f'player_{s}' for s in others)}); got {len(specs)}: {', '.join(map(repr, specs))} "
+            "(to rank agents against each other: dice-envs match or tournament)"
+        )
+    seat_specs = dict(zip(others, specs * len(others) if len(specs) == 1 else specs))
+    bots = {s: make_agent(game, spec, seed=None if seed is None else seed + s) for s, spec in seat_specs.items()}
+    if len(specs) == 1:
+        against = f"{len(others)} x {specs[0]}"
+    else:
+        against = ", ".join(f"{spec} (player_{s})" for s, spec in seat_specs.items())
 
     def table(state) -> str:
         if hasattr(hooks, "render_for"):
             return hooks.render_for(game, state, seat)
         return game.render(state)
 
-    write(f"{game.name}: you are player_{seat}, against {game.num_players - 1} x {opponents}. q quits.")
+    write(f"{game.name}: you are player_{seat}, against {against}. q quits.")
     raw.reset(seed=seed)
     for line in raw.log_lines[1:]:
         write(f"  {line}")
