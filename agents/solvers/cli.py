@@ -6,6 +6,7 @@ Usage (game options go after the game, as everywhere in the CLI)::
     dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS]
     dice-envs solve tenthousand [game options] --objective win
     dice-envs solve meyer [game options] [--exploitability SPEC]
+    dice-envs solve meyer [game options] [--describe BEAT [--lives-pair R O]] [--export PATH]
 
 and for every game ``--json`` (the last line printed is a JSON object holding at least ``value``),
 ``--bench`` (time and peak memory of the solve, built afresh) and ``--cache-dir DIR`` (where the
@@ -17,7 +18,14 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
   has banked nothing unless ``--opened`` / ``--banked N`` say otherwise; ``--objective win``: the
   two-player first player's win probability (:mod:`agents.solvers.tenthousand_win`).
 * ``meyer``: the first starter's game value (:mod:`agents.solvers.meyer`); ``--exploitability
-  SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`).
+  SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`). ``--describe BEAT``
+  prints the equilibrium at one level instead of the summary (``describe_level``): the claim to
+  beat (``54``, or ``start`` for a round's first claim), with the roller's and the responder's
+  lives ``--lives-pair R O`` (default: both at the game's ``--lives``); with ``--json`` its lines
+  are the object's ``describe``. ``--export PATH`` writes the whole equilibrium strategy as a
+  tidy table (``strategy_rows``: a CSV file when PATH ends in ``.csv``, a JSON array of row
+  objects when it ends in ``.json``; zero-probability claim rows left out), atomically, creating
+  missing directories; ``--json`` gives its path and row count as ``export``.
 
 Bad input raises ``ValueError``; the ``dice-envs`` command prints it and exits 2. ``python -m
 agents.solvers`` runs the same command.
@@ -55,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "Game options go after the game as --name value (`dice-envs play GAME --help` lists them).\n"
             "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win.\n"
-            "meyer: --exploitability SPEC."
+            "meyer: --exploitability SPEC, --describe BEAT [--lives-pair R O], --export PATH (.csv or .json)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # a prefix must never swallow a game option
@@ -73,6 +81,18 @@ def _parser() -> argparse.ArgumentParser:
         help="tenthousand: best expected turn (default) or two-player win probability",
     )  # fmt: skip
     parser.add_argument("--exploitability", default=None, metavar="SPEC", help="meyer: that agent's exploitability")
+    parser.add_argument(
+        "--describe", default=None, metavar="BEAT",
+        help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first claim)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--lives-pair", type=int, nargs=2, default=None, metavar=("R", "O"),
+        help="meyer, with --describe: the roller's and the responder's lives (default: both at --lives)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--export", default=None, metavar="PATH",
+        help="meyer: write the equilibrium strategy as a table: PATH.csv, or PATH.json (a JSON array of rows)",
+    )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -270,13 +290,53 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
 
 # -- Meyer -----------------------------------------------------------------------------------
 def _solve_meyer(options: dict, args, cache_dir, progress: bool) -> dict:
+    if args.lives_pair is not None and args.describe is None:
+        raise ValueError("--lives-pair says which lives --describe shows; give --describe BEAT with it")
     if args.exploitability is not None:
+        for flag, value in (("--describe", args.describe), ("--export", args.export)):
+            if value is not None:
+                raise ValueError(f"{flag} shows the equilibrium's strategy; not with --exploitability")
         summary = _optional("evaluate.exploitability", "cli_summary")(
             options, args.exploitability, cache_dir=cache_dir, progress=progress
         )
         return {"game": "meyer", "objective": "exploitability", "spec": args.exploitability, **summary}
+    level = None
+    if args.describe is not None:  # checked before the solve starts
+        game = _optional("agents.solvers.meyer", "make_game")(options)
+        parse_level = _optional("agents.solvers.meyer", "parse_level")
+        level = parse_level(game, args.lives_pair, args.describe, flags=True)
+    if args.export is not None:
+        _optional("agents.solvers.meyer", "export_format")(args.export)
     summary = _optional("agents.solvers.meyer", "cli_summary")(options, cache_dir=cache_dir, progress=progress)
-    return {"game": "meyer", "objective": "value", **summary}
+    result = {"game": "meyer", "objective": "value", **summary}
+    lines = list(summary.get("lines", []))
+    if level is not None:
+        r, o, b = level
+        described = _optional("agents.solvers.meyer", "describe_level")(
+            options, lives=(r, o), beat=None if b < 0 else args.describe, cache_dir=cache_dir
+        )
+        from dice_envs.games.meyer import CLAIM_NAMES, claim_index
+
+        tables = _optional("agents.solvers.meyer", "load_tables")(options, cache_dir=cache_dir)
+        result["describe"] = described
+        result["level"] = {
+            "roller_lives": r,
+            "responder_lives": o,
+            "claim_to_beat": "start" if b < 0 else CLAIM_NAMES[claim_index(args.describe)],  # "45" is 54
+            "value": float(tables["value"][r - 1, o - 1, b + 1]),
+        }
+        lines = list(described)  # the level instead of the summary
+    if args.export is not None:
+        export = _optional("agents.solvers.meyer", "export_strategy")
+        exported = export(args.export, options, cache_dir=cache_dir)
+        result["export"] = exported
+        lines.append(
+            f"equilibrium strategy: {exported['rows']} rows written to {exported['path']} "
+            f"({exported['format']}; columns {', '.join(exported['columns'])}; "
+            "claim rows of probability 0 left out)"
+        )
+    result["lines"] = lines
+    return result
 
 
 # -- the command -----------------------------------------------------------------------------
@@ -289,6 +349,9 @@ def _check_flags(args) -> None:
         "--cap": ("tenthousand", args.cap is not None),
         "--objective": ("tenthousand", args.objective != "turn"),
         "--exploitability": ("meyer", args.exploitability is not None),
+        "--describe": ("meyer", args.describe is not None),
+        "--lives-pair": ("meyer", args.lives_pair is not None),
+        "--export": ("meyer", args.export is not None),
     }
     for flag, (game, given) in per_game.items():
         if given and args.game != game:
@@ -321,6 +384,8 @@ def bench(game: str, options: dict, args) -> dict:
     maximum resident set size (``resource.getrusage``) is reported beside them.
     """
     figures = {}
+    # The solve only: no level printed, no table exported (twice) while timing.
+    args = argparse.Namespace(**{**vars(args), "describe": None, "lives_pair": None, "export": None})
     with tempfile.TemporaryDirectory() as empty:
         _fresh_solver_state(game)
         start = time.perf_counter()

@@ -53,15 +53,21 @@ Example:
     0.233096
 """
 
+import csv
+import os
 import resource
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import brentq, linprog
 
 from agents.base import Agent, sample_action
 from agents.solvers.cache import cache_path, load_or_build
+from dice_envs import strict_json
 from dice_envs.games import meyer
 
 #: Bumped whenever the tables' meaning or layout changes (the cache then rebuilds them).
@@ -745,19 +751,18 @@ def describe_level(options: dict | None = None, lives: tuple[int, int] | None = 
     Args:
         options: Meyer options.
         lives: (the roller's lives, the responder's); default: both at the game's ``lives``.
-        beat: the claim to beat, e.g. ``"54"``; default: none (a round's first claim).
+        beat: the claim to beat, e.g. ``"54"``; default: none (a round's first claim; ``"start"``
+            says the same).
         cache_dir: the solver cache directory.
+
+    Raises:
+        ValueError: lives outside ``1..lives``, a beat that is not a claim, or one nothing can beat
+            (checked before the tables are solved or loaded).
     """
     game = make_game(options)
+    r, o, b = parse_level(game, lives, beat)  # before the solve: a bad level is refused at once
     tables = load_tables(solution_options(game), cache_dir=cache_dir)
-    r, o = lives if lives is not None else (game.lives, game.lives)
-    for n in (r, o):
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= game.lives:
-            raise ValueError(f"lives must be two numbers in 1..{game.lives}, got {lives!r}")
-    b = -1 if beat is None else game.rank[meyer.claim_index(beat)]
     rules = Rules(game)
-    if b >= 0 and not rules.legal[b]:
-        raise ValueError(f"nothing can be claimed over {beat} with claim_rule={game.claim_rule!r}")
     k = (r - 1, o - 1, b + 1)
     name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
     ties, pure_tie = _indifference(game, tables, r, o, b)
@@ -778,6 +783,227 @@ def describe_level(options: dict | None = None, lives: tuple[int, int] | None = 
     return lines
 
 
+def parse_level(game: meyer.Game, lives=None, beat: str | None = None,
+                flags: bool = False) -> tuple[int, int, int]:  # fmt: skip
+    """A level of the tables from the words a user gives: ``(r, o, b)``, the roller's lives, the
+    responder's and the claim to beat as a rank (``-1``: a round's first claim).
+
+    Args:
+        game: the engine (its ``lives`` bounds the lives).
+        lives: (the roller's lives, the responder's); ``None``: both at the game's ``lives``.
+        beat: a claim such as ``"54"`` (either order of the digits), or ``None`` / ``"start"`` for
+            a round's first claim.
+        flags: word the messages for ``dice-envs solve meyer`` (``--lives-pair``, ``--describe``).
+
+    Raises:
+        ValueError: lives outside ``1..lives``, a beat that is not a claim, or a claim that nothing
+            can beat under the claim rule (no roller ever faces it).
+    """
+    pair = (game.lives, game.lives) if lives is None else lives
+    try:
+        r, o = pair
+        good = all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= game.lives for n in (r, o))
+    except (TypeError, ValueError):
+        good = False
+    if not good:
+        if flags:
+            shown = " ".join(map(str, lives)) if isinstance(lives, (list, tuple)) else repr(lives)
+            raise ValueError(f"--lives-pair takes the roller's and the responder's lives, two numbers in "
+                             f"1..{game.lives} (the game's --lives), got {shown}")  # fmt: skip
+        raise ValueError(f"lives must be two numbers in 1..{game.lives}, got {lives!r}")
+    if beat is None or str(beat).strip().lower() == "start":
+        return r, o, -1
+    try:
+        b = game.rank[meyer.claim_index(beat)]
+    except ValueError as exc:
+        if flags:
+            raise ValueError(
+                f"--describe takes the claim to beat, such as 54, or start (a round's first claim): {exc}"
+            ) from None
+        raise
+    if not Rules(game).legal[b]:
+        where = "--describe: " if flags else ""
+        raise ValueError(f"{where}nothing can be claimed over {beat} with claim_rule={game.claim_rule!r}, "
+                         "so no roller faces it")  # fmt: skip
+    return r, o, b
+
+
+#: The columns of :func:`strategy_rows` (and of ``dice-envs solve meyer --export``), in order.
+STRATEGY_COLUMNS = ("roller_lives", "responder_lives", "claim_to_beat", "role", "blind", "dice", "action",
+                    "probability", "off_path", "value")  # fmt: skip
+#: The file formats of :func:`export_strategy`, by the path's suffix.
+EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
+
+
+def strategy_rows(options: dict | None = None, cache_dir=None, progress: bool = False) -> Iterator[dict]:
+    """The whole equilibrium strategy as a tidy table: one dict per row, keys :data:`STRATEGY_COLUMNS`.
+
+    A *level* is a lives pair and a claim to beat: the roller (who must claim) has
+    ``roller_lives``, the responder (who answers the roller's claim) ``responder_lives``. The
+    strategy is stationary: it depends on nothing else (not on who made the claim to beat, nor
+    whether that claim was blind, nor on earlier rounds).
+
+    Columns:
+
+    * ``roller_lives``, ``responder_lives`` (int, ``1..lives``): the lives of the player who
+      claims at this level and of the player who answers that claim.
+    * ``claim_to_beat`` (str): the claim the roller must beat, by name (``"54"``, ``"21"`` for
+      Meyer, ``"31"`` Lille Meyer, pairs ``"66"`` ...; the higher digit first), or ``"start"``
+      for a round's first claim. Every lives pair has the round start and each claim that can
+      be beaten under the claim rule (under ``"higher"`` a ``21`` cannot, so it has no level).
+    * ``role`` (str): ``"claim"``, a decision of the roller; ``"doubt"``, of the responder.
+    * ``blind`` (bool): claim rows: ``False`` when the roller has seen their dice (``dice`` says
+      which), ``True`` for the claim after the blind reroll (ME-5: the dice are unseen). Doubt
+      rows: whether the claim answered was made after the blind reroll. ``True`` rows exist only
+      with the option ``blind_reroll`` and not at a round start (a round's first claim may not be
+      blind).
+    * ``dice`` (str or ``None``): claim rows with ``blind`` false: the roller's dice, named as
+      claims are (``"21"``, ``"66"``, ``"54"``, ...); ``None`` (an empty CSV cell) otherwise.
+    * ``action`` (str): claim rows: the claim made, by name, or ``"reroll"`` (the blind reroll,
+      only where ``blind_reroll`` is on and ``claim_to_beat`` is not ``"start"``). Doubt rows:
+      the claim being answered, by name.
+    * ``probability`` (float): claim rows: ``P(action | dice)`` (with ``blind``:
+      ``P(action | blind reroll made)``); the rows of one decision (level, ``blind``, ``dice``)
+      sum to 1. Doubt rows: the responder's ``P(doubt)`` of that claim (``1 - P(believe)``). A
+      claim that cannot be believed (nothing can follow it) has ``P(doubt) = 1``.
+    * ``off_path`` (bool): the decision is reached with probability below :data:`OFF_PATH` once
+      the level is reached: a doubt row of a claim the roller (almost) never makes this way, or a
+      blind claim row where the roller (almost) never rerolls. Its probability is then only the
+      linear programme's pick (any that keeps deviating unprofitable will do). ``False`` for
+      claim rows with seen dice.
+    * ``value`` (float): the level's value to the roller, an expected C-3 return in ``[-1, 1]``
+      (``+1`` if the roller wins the game); the same on every row of the level. At
+      ``claim_to_beat="start"`` with both players at ``lives`` it is the game's value.
+
+    Rows with probability 0 are left out for claim rows (actions never taken, illegal claims):
+    an action missing from a decision has probability 0. Doubt rows are written for every claim
+    that may be made at the level, ``P(doubt) = 0`` included (always believed).
+
+    Order: lives pairs by ``roller_lives`` then ``responder_lives``; within a pair the round
+    start, then the claims to beat from the lowest to the highest rank; within a level the claim
+    rows (dice from the highest, ``21``, down; actions highest claim first, ``"reroll"`` last),
+    then the blind claim rows, then the doubt rows (highest claim first; not blind, then blind).
+
+    Args:
+        options: Meyer options (two players; see :func:`solve`).
+        cache_dir: the solver cache directory.
+        progress: if the tables are solved, say so on stderr (see :func:`load_tables`).
+
+    Returns:
+        An iterator of the rows; the tables are loaded (or solved) by the call itself.
+
+    Raises:
+        ValueError: bad options (see :func:`make_game`).
+    """
+    game = make_game(options)
+    tables = load_tables(solution_options(game), cache_dir=cache_dir, progress=progress)  # now, not lazily
+    return _strategy_rows(game, tables)
+
+
+def _strategy_rows(game: meyer.Game, tables: dict) -> Iterator[dict]:
+    """The rows of :func:`strategy_rows` from the solved tables."""
+    rules = Rules(game)
+    name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
+    claim, reroll, blind_claim, doubt = (tables[key] for key in ("claim", "reroll", "blind_claim", "doubt"))
+    levels = sorted(rules.levels())  # -1 (a round start) first
+    for r in range(1, game.lives + 1):
+        for o in range(1, game.lives + 1):
+            for b in levels:
+                k = (r - 1, o - 1, b + 1)
+                legal = rules.legal[b][::-1]  # the highest claim first
+                blind = rules.blind and b >= 0
+                beat = "start" if b < 0 else name[b]
+                level = {"roller_lives": r, "responder_lives": o, "claim_to_beat": beat}
+                value = float(tables["value"][k])
+                for d in range(TOP, -1, -1):
+                    for y in legal:
+                        p = claim[k + (d, y)]
+                        if p > 0:
+                            yield _row(level, "claim", False, name[d], name[y], p, False, value)
+                    if blind and reroll[k + (d,)] > 0:
+                        yield _row(level, "claim", False, name[d], "reroll", reroll[k + (d,)], False, value)
+                rerolled = float(reroll[k] @ rules.p) if blind else 0.0  # P(the blind reroll is made)
+                if blind:
+                    for y in legal:
+                        if blind_claim[k + (y,)] > 0:
+                            yield _row(level, "claim", True, None, name[y], blind_claim[k + (y,)],
+                                       rerolled < OFF_PATH, value)  # fmt: skip
+                made = claim[k].T @ rules.p  # P(claim y with the dice seen)
+                for y in legal:
+                    q = doubt[k + (y, 0)]
+                    yield _row(level, "doubt", False, None, name[y], q, made[y] < OFF_PATH, value)
+                    if blind:
+                        yield _row(level, "doubt", True, None, name[y], doubt[k + (y, 1)],
+                                   rerolled * blind_claim[k + (y,)] < OFF_PATH, value)  # fmt: skip
+
+
+def _row(level: dict, role: str, blind: bool, dice, action: str, probability, off_path, value: float) -> dict:
+    return {**level, "role": role, "blind": blind, "dice": dice, "action": action,
+            "probability": float(probability), "off_path": bool(off_path), "value": value}  # fmt: skip
+
+
+def export_format(path) -> str:
+    """The format of an export to ``path``, by its suffix: ``"csv"`` or ``"json"``.
+
+    Raises:
+        ValueError: another suffix, or a path that is a directory.
+    """
+    path = Path(path)
+    fmt = EXPORT_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"--export writes a .csv or a .json file (the format follows the suffix), "
+                         f"got {str(path)!r}")  # fmt: skip
+    if path.is_dir():
+        raise ValueError(f"--export needs a file name, {str(path)!r} is a directory")
+    return fmt
+
+
+def export_strategy(path, options: dict | None = None, cache_dir=None, progress: bool = False) -> dict:
+    """Write :func:`strategy_rows` to ``path``, atomically (a temporary file beside it, then
+    ``os.replace``), creating missing parent directories.
+
+    Formats, by the suffix (:func:`export_format`):
+
+    * ``.csv``: a header line of :data:`STRATEGY_COLUMNS`, then one line per row; ``None`` is
+      an empty cell, booleans are ``true`` / ``false``, floats in full (Python's shortest exact form).
+    * ``.json``: one JSON array of row objects (keys :data:`STRATEGY_COLUMNS`, ``null`` for
+      ``None``), one row per line; strict JSON.
+
+    Returns:
+        ``{"path": the file (absolute), "format": "csv" or "json", "rows": how many rows,
+        "columns": the column names}``.
+    """
+    fmt = export_format(path)
+    path = Path(path).absolute()
+    rows = strategy_rows(options, cache_dir=cache_dir, progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    count = 0
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file would be, not mkstemp's 0600
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            if fmt == "csv":
+                writer = csv.writer(f, lineterminator="\n")
+                writer.writerow(STRATEGY_COLUMNS)
+                for row in rows:
+                    cells = (row[c] for c in STRATEGY_COLUMNS)
+                    writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
+                    count += 1
+            else:
+                f.write("[")
+                for row in rows:
+                    f.write(("\n" if count == 0 else ",\n") + strict_json.dumps(row))
+                    count += 1
+                f.write("\n]\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return {"path": str(path), "format": fmt, "rows": count, "columns": list(STRATEGY_COLUMNS)}
+
+
 def _max_rss_mib() -> float:
     """The process's peak resident set size so far, MiB (``ru_maxrss`` is KiB on Linux)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -795,13 +1021,19 @@ def _describe(game: meyer.Game) -> str:
 
 
 __all__ = [
+    "EXPORT_FORMATS",
     "EquilibriumAgent",
     "Rules",
+    "STRATEGY_COLUMNS",
     "cli_summary",
     "describe_level",
+    "export_format",
+    "export_strategy",
     "load_tables",
     "make_game",
+    "parse_level",
     "solve",
     "solve_level",
     "solve_time",
+    "strategy_rows",
 ]
