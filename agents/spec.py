@@ -325,7 +325,9 @@ def _check_constructor(cls, name: str) -> None:
     except (TypeError, ValueError):  # no signature to read (a builtin): let the call tell
         return
     parameters = list(signature.parameters.values())
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # The game is the first positional parameter; ``seed`` does not count as one (CLASS(seed=None)
+    # would take the game as its seed, then fail on seed=...).
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "seed"]
     takes_game = bool(positional) or any(p.kind is p.VAR_POSITIONAL for p in parameters)
     seed = signature.parameters.get("seed")
     takes_seed = (seed is not None and seed.kind in (seed.POSITIONAL_OR_KEYWORD, seed.KEYWORD_ONLY)) or any(

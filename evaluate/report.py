@@ -165,7 +165,9 @@ class BluffProfile:
     (``game.legal_claims``) is true of the dice. That is when the dice rank at or above the claim
     to beat under ``claim_rule="at_least"``, strictly above it under ``"higher"``, in the
     variant's ranking (with or without Lille Meyer), and always at a round's start. Otherwise the
-    claim is *forced*: every legal claim is a lie, so it is one.
+    claim is *forced*: every legal claim is a lie, so it is one. (Under ``blind_reroll`` a player
+    with such dice could have rerolled blind instead; the claim still counts as forced, since no
+    true claim was open to it with the dice it saw.)
 
     Attributes:
         claims_by_beat: claim to beat -> claims made (seen dice): free plus forced.

@@ -967,8 +967,10 @@ def run_tournament(
         address: the Ray cluster of ``backend="ray"`` (``None``: a local Ray instance of ``workers``
             CPUs).
         max_decisions: the cap on each game's decisions. A game not over by then stops the run
-            with :class:`GameTooLong` (a ``ValueError``); the games finished before it are stored,
-            the game itself is not, so a run resumed with a larger cap plays only what is missing.
+            with :class:`GameTooLong` (a ``ValueError``); the games stored by then are kept (with
+            one worker every game finished before it; with several, games finished in other workers'
+            unfinished batches are lost and played again), the game itself is not stored, so a run
+            resumed with a larger cap plays only what is missing.
 
     Raises:
         ValueError: a bad SPEC, option, count or results store, with a message saying which; a game
@@ -1042,8 +1044,8 @@ def run_tournament(
             if store is None:
                 raise
             raise GameTooLong(
-                f"{exc}. The games finished before it are stored in {db}: a run with a larger --max-decisions "
-                "plays only the others"
+                f"{exc}. The games already stored in {db} are kept (with several workers, some games finished "
+                "alongside it may not be): a run with a larger --max-decisions plays only what is missing"
             ) from None
         finally:
             bar.close()

@@ -55,6 +55,14 @@ AGENTS = textwrap.dedent(
             return np.asarray(action_mask, dtype=float) / action_mask.sum()
 
 
+    class SeedOnly(Agent):
+        def __init__(self, seed=None):
+            pass
+
+        def action_probabilities(self, observation, action_mask):
+            return np.asarray(action_mask, dtype=float) / action_mask.sum()
+
+
     class TakesAnything(Agent):
         def __init__(self, game, **kwargs):
             super().__init__(game, kwargs.get("seed"))
@@ -170,6 +178,11 @@ def test_a_class_without_a_seed_keyword_is_a_one_line_error(mod, words, capsys):
     assert cli.main([w.format(mod=mod) for w in words]) == 2
     line = one_line_error(capsys)
     assert f"{mod}.NoSeed must be built as CLASS(game, seed=..., **params)" in line
+
+
+def test_a_class_taking_only_a_seed_is_told_it_needs_the_game(mod):
+    with pytest.raises(ValueError, match=r"SeedOnly must be built as CLASS\(game, seed=\.\.\., \*\*params\)"):
+        make_agent(meyer.Game(), f"{mod}:SeedOnly")
 
 
 def test_type_errors_inside_a_constructor_are_the_users_and_kwargs_take_the_seed(mod):
