@@ -33,7 +33,9 @@ Conventions shared by every env:
   "dice": [tuple | None, ...]}`` — the last action's rule-book string and who took it, and the
   rolls made since then as sorted tuples, ``None`` for a roll this agent did not see. Each agent
   has a dict of its own, so a wrapper may add keys to it.
-  ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays.
+  ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays;
+  ``env.unwrapped.information_state(agent)`` (and ``information_state_string``) is that history
+  as the agent saw it, a perfect-recall information state (hidden rolls as their number of dice).
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
 * ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (a masked action ends
   the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1, everyone else 0),
@@ -330,6 +332,64 @@ class DiceGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+    def information_state(self, agent: str) -> tuple:
+        """``agent``'s perfect-recall information state: everything it has seen since ``reset()``.
+
+        A tuple of events: ``("seat", seat)`` first, then in order every roll as the agent saw it
+        (``("chance", dice)``, or ``("chance", number of dice)`` for a roll hidden from it),
+        every action (``("action", seat, action id)``; actions are public in these games) and the
+        dice an action showed everyone (``("revealed", dice)``: Meyer's doubt lifts the cup). Two
+        histories give equal values exactly when the agent cannot tell them apart, the agent's
+        observation is a function of it (``tests/test_information_state.py`` checks both in every
+        game), and it is hashable and the same in every process: a key for CFR-style tables.
+        It replays the game so far through the engine, in time linear in its length.
+
+        Raises:
+            ValueError: an unknown agent, or before ``reset()``.
+        """
+        return tuple(event for event, _ in self._information_events(agent, "information_state"))
+
+    def information_state_string(self, agent: str) -> str:
+        """:meth:`information_state` as text, ``|`` between events, actions by their rule-book
+        strings: ``seat 1|roll 2 dice unseen|player_0: claim 31|player_1: doubt|revealed 31``."""
+        fields = []
+        for event, state in self._information_events(agent, "information_state_string"):
+            kind = event[0]
+            if kind == "seat":
+                fields.append(f"seat {event[1]}")
+            elif kind == "chance":
+                seen = isinstance(event[1], tuple)
+                fields.append(f"roll {dice_mod.to_string(event[1])}" if seen else f"roll {event[1]} dice unseen")
+            elif kind == "revealed":
+                fields.append(f"revealed {dice_mod.to_string(event[1])}")
+            else:
+                fields.append(f"player_{event[1]}: {self.game.action_to_string(state, event[2])}")
+        return "|".join(fields)
+
+    def _information_events(self, agent: str, call: str):
+        """Yield ``(event, state before it)`` of :meth:`information_state`, replaying the game."""
+        seat = self._seat.get(agent) if type(agent) is str else None
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+        if self.game_state is None:
+            raise self._not_playing(f"{call}({agent!r})")
+        game = self.game
+        state = game.initial_state()
+        yield ("seat", seat), state
+        for event in self.history:
+            if event[0] == "chance":
+                _, roll, seen_by = event
+                roll = tuple(int(d) for d in roll)
+                yield ("chance", roll if seen_by is None or seat in seen_by else len(roll)), state
+                state = game.apply_chance(state, roll)
+            else:
+                _, actor, action, _ = event
+                yield ("action", actor, action), state
+                shown = game.revealed(state, action)
+                if shown is not None:
+                    yield ("revealed", tuple(int(d) for d in shown)), state
+                state = game.apply_action(state, action)
 
     @property
     def log_lines(self) -> list[str]:

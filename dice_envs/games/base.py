@@ -186,6 +186,11 @@ class Game(abc.ABC):
         """Seats that see the dice about to be rolled; ``None`` means every seat (public)."""
         return None
 
+    def revealed(self, state, action: int) -> tuple[int, ...] | None:
+        """Hidden dice that ``action`` at ``state`` shows every seat (Meyer's doubt lifts the cup);
+        ``None`` when it shows none. Information states (``DiceGameEnv.information_state``) read it."""
+        return None
+
     # -- decisions ---------------------------------------------------------------------------
     @abc.abstractmethod
     def current_player(self, state) -> int:

@@ -366,6 +366,10 @@ class Game(base.Game):
             raise ValueError("chance_seen_by: no dice are to be rolled in this state")
         return () if state.blind else (state.actor,)
 
+    def revealed(self, state: State, action: int) -> tuple[int, ...] | None:
+        """A doubt lifts the cup: every seat sees the dice under it (ME-4)."""
+        return state.cup if action == DOUBT and state.phase == RESPOND else None
+
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
             raise ValueError("apply_chance: no dice are to be rolled in this state")
