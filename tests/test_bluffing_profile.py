@@ -13,7 +13,8 @@ from dice_envs.games import meyer
 from evaluate.ratings import leaderboard
 from evaluate.report import BLUFFING_CSV_COLUMNS, RATES, BluffProfile, Rate, bluffing_profile, write_report
 from evaluate.stats import wilson
-from evaluate.tournament import GameRecord, GameTask, build_game, run_tournament, winners_of
+from evaluate.tournament import build_game, run_tournament
+from meyer_records import scripted_record
 
 VARIANTS = [
     {},
@@ -23,22 +24,7 @@ VARIANTS = [
 ]
 
 
-def _scripted(game, seats, events) -> GameRecord:
-    """A game record from rolls (digit strings) and action strings, checked by the engine."""
-    state = game.initial_state()
-    log = []
-    for event in events:
-        if event.isdigit():
-            state = game.apply_chance(state, tuple(int(c) for c in event))
-            log.append(event)
-        else:
-            action = game.string_to_action(state, event)
-            state = game.apply_action(state, action)
-            log.append(action)
-    assert game.is_terminal(state)
-    returns = tuple(game.returns(state))
-    task = next(t for r in range(2) if (t := GameTask(0, tuple(sorted(seats)), 0, r)).seats == tuple(seats))
-    return GameRecord(task, returns, winners_of(returns), game.scores(state), log, 0)
+_scripted = scripted_record
 
 
 def _variant_id(options: dict) -> str:

@@ -13,7 +13,8 @@ from dice_envs.cli import main
 from dice_envs.games import meyer
 from evaluate.ratings import leaderboard
 from evaluate.report import DPI, bluffing_profile, figure_size, print_leaderboard, write_report
-from evaluate.tournament import GameRecord, GameTask, build_game, run_tournament, winners_of
+from evaluate.tournament import build_game, run_tournament
+from meyer_records import scripted_record
 
 
 def png_shape(path: str) -> tuple[int, int]:
@@ -74,22 +75,7 @@ def test_a_game_without_bluffing_has_no_bluffing_files(tmp_path):
     assert png_shape(str(tmp_path / "head_to_head.png")) == expected_shape("head_to_head", 3)
 
 
-def _scripted(game, seats, events) -> GameRecord:
-    """A game record from rolls (digit strings) and action strings, checked by the engine."""
-    state = game.initial_state()
-    log = []
-    for event in events:
-        if event.isdigit():
-            state = game.apply_chance(state, tuple(int(c) for c in event))
-            log.append(event)
-        else:
-            action = game.string_to_action(state, event)
-            state = game.apply_action(state, action)
-            log.append(action)
-    assert game.is_terminal(state)
-    returns = tuple(game.returns(state))
-    task = next(t for r in range(2) if (t := GameTask(0, tuple(sorted(seats)), 0, r)).seats == tuple(seats))
-    return GameRecord(task, returns, winners_of(returns), game.scores(state), log, 0)
+_scripted = scripted_record
 
 
 def test_bluffing_profile_counts_exactly():
