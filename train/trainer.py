@@ -28,6 +28,7 @@ import json
 import math
 import os
 import time
+import warnings
 from collections import defaultdict, deque
 from pathlib import Path
 
@@ -156,6 +157,17 @@ def _check_args(args: Args) -> None:
         raise ValueError(f"activation must be 'tanh' or 'relu', got {args.activation!r}")
     if not args.baselines:
         raise ValueError("baselines must name at least one agent")
+    if args.baseline_weights and len(args.baseline_weights) != len(args.baselines):
+        raise ValueError(
+            f"baseline_weights must give {len(args.baselines)} weights, one per baseline "
+            f"({', '.join(args.baselines)}), got {len(args.baseline_weights)}: with other baselines than the "
+            "recipe's, give --set baseline_weights=... too"
+        )
+    if args.shaping and args.gamma != 1.0:
+        warnings.warn(
+            f"shaping={args.shaping} with gamma={args.gamma}: the shaping leaves the best policy unchanged only "
+            "at gamma = 1", stacklevel=2,
+        )  # fmt: skip
     if args.teacher:
         for name in ("teacher_states", "teacher_epochs"):
             value = getattr(args, name)
@@ -167,6 +179,27 @@ def _check_args(args: Args) -> None:
             raise ValueError("a teacher needs gamma = 1: its value targets are undiscounted returns")
     if not 0 <= args.self_play_weight <= 1:
         raise ValueError(f"self_play_weight must be in [0, 1], got {args.self_play_weight!r}")
+
+
+#: Settings a resumed run may change: how long and how it runs, not what it learns.
+RESUMABLE = frozenset({"timesteps", "run_dir", "progress", "torch_threads", "vec_env", "eval_every", "eval_deals"})
+#: Seeds of the envs of run segment k of a run of seed s: s * SEED_STRIDE + k * SEGMENT_STRIDE + i.
+SEED_STRIDE = 1_000_003
+SEGMENT_STRIDE = 1009
+
+
+def _check_resume(run: Path, old: dict, args: Args) -> None:
+    """Refuse resuming ``run`` with settings other than it was trained with (``ValueError``): the
+    saved model would keep its own (its network, its optimiser's settings) and the checkpoints
+    would describe the new ones. Settings the old state file does not hold are not compared."""
+    new = args.to_json()
+    changed = [k for k in new if k not in RESUMABLE and k in old and old[k] != new[k]]
+    if changed:
+        listed = "; ".join(f"{k} {old[k]!r} (this command: {new[k]!r})" for k in changed)
+        raise ValueError(
+            f"{run} was trained with other settings: {listed}. Resuming keeps a run's settings: give the same "
+            f"ones (only {', '.join(sorted(RESUMABLE - {'run_dir'}))} may change), or use another --run-dir"
+        )
 
 
 def _write_json(path: Path, data) -> None:
@@ -183,7 +216,7 @@ def train(args: Args) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor, VecNormalize
 
     torch.set_num_threads(args.torch_threads)
     run = Path(args.run_dir)
@@ -200,17 +233,20 @@ def train(args: Args) -> dict:
                 f"{run} holds a run of {old['game']} with options {old['options']}; "
                 f"this command trains {args.game} with {args.options}: use another --run-dir"
             )
-    # Options and baseline SPECs are checked before the run directory is made: a refused command
-    # leaves nothing behind.
-    probe = SingleAgentView(args.game, opponents=list(args.baselines), **args.options)
+        _check_resume(run, old, args)
+    # Options, baseline SPECs and the seat are checked before the run directory is made: a refused
+    # command leaves nothing behind.
+    probe = SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
+                            shaping=args.shaping, **args.options)
     engine = probe.engine
     for spec in args.baselines:
         probe._agent(args.baselines.index(spec), 0)
     run.mkdir(parents=True, exist_ok=True)
     resume_dir.mkdir(exist_ok=True)
 
-    # Each run segment seeds its envs afresh (a resumed segment with other seeds than the first).
-    segment_seed = args.seed * 10_000 + len(state["evals"]) * 97
+    # Each run segment seeds its envs afresh: env i of a segment gets segment_seed + i, so runs of
+    # other seeds and the segments of one run (resumed after evals) draw other streams.
+    segment_seed = args.seed * SEED_STRIDE + len(state["evals"]) * SEGMENT_STRIDE
 
     def make(i):
         def thunk():
@@ -219,7 +255,8 @@ def train(args: Args) -> dict:
         return thunk
 
     vec_cls = DummyVecEnv if args.vec_env == "dummy" else SubprocVecEnv
-    base_venv = vec_cls([make(i) for i in range(args.n_envs)])
+    # VecMonitor: episode returns and lengths, which SB3 logs as rollout/ep_rew_mean (charts/ here).
+    base_venv = VecMonitor(vec_cls([make(i) for i in range(args.n_envs)]))
     base_venv.seed(segment_seed)
     if resumed and (resume_dir / "vecnormalize.pkl").is_file():
         venv = VecNormalize.load(str(resume_dir / "vecnormalize.pkl"), base_venv)
@@ -240,6 +277,12 @@ def train(args: Args) -> dict:
             policy_kwargs={"net_arch": {"pi": list(args.hidden), "vf": list(args.hidden)},
                            "activation_fn": activation},
         )
+    # SB3 seeds the envs with its own seed + i when it builds or loads the model: give them the
+    # segment's seeds instead (a resumed segment also reseeds torch, which load() set to the run's seed).
+    if resumed:
+        model.set_random_seed(segment_seed)
+    else:
+        venv.seed(segment_seed)
     # MaskablePPO reads the masks through env_method: time the env through the wrapper.
     model.env = timed
 
@@ -257,7 +300,14 @@ def train(args: Args) -> dict:
     logger = Logger(folder=str(run / "tb"), output_formats=[_RenamingTB(str(run / "tb"))])
     model.set_logger(logger)
 
-    snapshots: list[str] = [s for s in state["snapshots"] if (Path(s) / "policy.json").is_file()]
+    # Snapshots are kept by their name under RUN/checkpoints (older state files hold paths relative
+    # to the directory the run was started from): a run resumed from elsewhere keeps its pool.
+    snapshots: list[str] = [str(run / "checkpoints" / Path(s).name) for s in state["snapshots"]]
+    lost = [s for s in snapshots if not (Path(s) / "policy.json").is_file()]
+    if lost:
+        warnings.warn(f"{len(lost)} self-play snapshot(s) of {run} are missing and leave the pool: {', '.join(lost)}",
+                      stacklevel=2)
+        snapshots = [s for s in snapshots if s not in lost]
     snapshot_agents: dict[str, TrainedAgent] = {}
 
     def update_pool():
@@ -356,9 +406,9 @@ def train(args: Args) -> dict:
                 if values:
                     n = probe.num_players
                     share = np.mean([r if r > 0 else (1 / n if r == 0 else 0.0) for r in values])
+                    # Training games, the sampled policy (charts/win_rate_vs_<agent> is the greedy evaluation).
                     model.logger.record(f"charts/train_win_rate_vs_{label}", float(share))
                     if label == "pool":
-                        model.logger.record("charts/win_rate_vs_pool", float(share))
                         latest["pool"] = float(share)
             if args.eval_deals and crossed(args.eval_every):
                 policy = memory_policy(model, venv, engine, args)
@@ -383,7 +433,8 @@ def train(args: Args) -> dict:
             model.save(str(resume_dir / "model.zip"))
             venv.save(str(resume_dir / "vecnormalize.pkl"))
             state.update({
-                "args": args.to_json(), "timesteps": now, "snapshots": snapshots,
+                "args": args.to_json(), "timesteps": now,
+                "snapshots": [str(Path(p).relative_to(run)) for p in snapshots],
                 "wall_seconds": wall0 + elapsed, "env_seconds": env0 + timed.seconds,
                 "cpu_seconds": cpu0 + time.process_time() - cpu_start,
                 "update_seconds": upd0 + times["update"],

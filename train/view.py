@@ -75,6 +75,9 @@ ILLEGAL_ACTION_PENALTY = -1.0
 GAMES = ("syvere", "tenthousand", "meyer")
 
 #: The view's own arguments, besides the game's options (named when an unknown one is refused).
+#: The most decisions the other seats may take within one step before the episode is truncated
+#: (see :class:`SingleAgentView`'s ``max_cycles``).
+MAX_OPPONENT_DECISIONS = 100_000
 VIEW_ARGUMENTS = ("opponents", "weights", "learner_seat", "shaping", "max_cycles", "render_mode")
 
 
@@ -147,7 +150,11 @@ class SingleAgentView(gymnasium.Env):
         learner_seat: the learner's seat, or ``None`` for a seat drawn uniformly each episode.
         shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.
         max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
-            no limit); a truncated episode pays 0.
+            no limit); a truncated episode pays 0. Whatever it is, a step in which the other seats
+            take :data:`MAX_OPPONENT_DECISIONS` decisions without the learner's turn coming (Meyer's
+            opponents that never doubt, under ``claim_rule="at_least"``, after the learner is out)
+            ends the episode truncated, with ``info["truncated_by"] = "opponents"``: ``step`` never
+            hangs.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the engine's text of the state; it
             shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play)
             or ``"human"`` (that text printed after every ``reset`` and ``step``).
@@ -187,17 +194,20 @@ class SingleAgentView(gymnasium.Env):
         self.num_players = self.engine.num_players
         self.observation_space: spaces.Box = raw.observation_space("player_0")["observation"]
         self.action_space = spaces.Discrete(self.engine.num_actions)
-        if learner_seat is not None and not (
-            isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < self.num_players
+        if learner_seat is not None and (
+            isinstance(learner_seat, (bool, np.bool_))
+            or not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < self.num_players)
         ):
             raise ValueError(f"learner_seat must be None or a seat 0..{self.num_players - 1}, got {learner_seat!r}")
         self.learner_seat = None if learner_seat is None else int(learner_seat)
-        if not (isinstance(shaping, (int, float)) and shaping >= 0):
+        if isinstance(shaping, bool) or not (isinstance(shaping, (int, float, np.integer, np.floating)) and shaping >= 0):
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
         self.shaping = float(shaping)
-        if max_cycles is not None and not (isinstance(max_cycles, int) and max_cycles >= 1):
+        if max_cycles is not None and (
+            isinstance(max_cycles, (bool, np.bool_)) or not (isinstance(max_cycles, (int, np.integer)) and max_cycles >= 1)
+        ):
             raise ValueError(f"max_cycles must be None or an int >= 1, got {max_cycles!r}")
-        self.max_cycles = max_cycles
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.render_mode = render_mode
         self._agent_cache: dict[tuple[int, int], Any] = {}
         self.set_opponents(["random"] if opponents is None else opponents, weights)
@@ -211,6 +221,7 @@ class SingleAgentView(gymnasium.Env):
         self._potential = 0.0
         self._start_standing = 0.0
         self._actions = 0
+        self._truncated_by: str | None = None  # why _advance truncated the episode, for info
         self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
         self._mask_of = None  # the state whose legal actions self._mask holds
         self._mask = self._all_ones
@@ -246,9 +257,13 @@ class SingleAgentView(gymnasium.Env):
         self._agent_cache = keep
         self.opponents = opponents
         self.weights = weights / weights.sum()
-        for spec in opponents:  # fail now, not in the middle of training
+        for index, spec in enumerate(opponents):  # fail now, not in the middle of training
             if not hasattr(spec, "act") and not isinstance(spec, (str, os.PathLike)):
                 raise ValueError(f"an opponent must be a SPEC string, a checkpoint path or an agent, got {spec!r}")
+            if not hasattr(spec, "act") and not any(key[0] == index for key in keep):
+                # Built once and dropped: a mistyped name, a bad parameter or a missing checkpoint
+                # is refused here, not when the pool first draws it, maybe hours into a run.
+                resolve_agent(self.game_name, self.engine, spec, 0)
 
     def _agent(self, index: int, seat: int):
         key = (index, seat)
@@ -298,6 +313,7 @@ class SingleAgentView(gymnasium.Env):
         for _ in range(1000):
             self.state = self.engine.initial_state()
             self._actions = 0
+            self._truncated_by = None
             self._done = False
             outcome = self._advance()
             if outcome is None:
@@ -344,6 +360,8 @@ class SingleAgentView(gymnasium.Env):
 
     def _step(self, action):
         if self._done:
+            if self.state is None:
+                raise RuntimeError("step() before reset(): call reset() first")
             raise RuntimeError("step() after the end of the episode: call reset()")
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is outside the action space {self.action_space}")
@@ -370,6 +388,8 @@ class SingleAgentView(gymnasium.Env):
         reward = final - self._potential
         info = self._info()
         info["learner_return"] = final
+        if self._truncated_by is not None:
+            info["truncated_by"], self._truncated_by = self._truncated_by, None
         return self._obs(), reward, not truncated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -406,6 +426,7 @@ class SingleAgentView(gymnasium.Env):
         """
         engine = self.engine
         limit = None if self.max_cycles is None else self.max_cycles * self.num_players
+        others = 0
         while True:
             self._roll()
             state = self.state
@@ -416,6 +437,10 @@ class SingleAgentView(gymnasium.Env):
             player = engine.current_player(state)
             if player == self.seat:
                 return None
+            if others >= MAX_OPPONENT_DECISIONS:
+                self._truncated_by = "opponents"
+                return 0.0, True
+            others += 1
             legal = engine.legal_actions(state)
             mask = np.zeros(engine.num_actions, dtype=np.int8)
             mask[legal] = 1

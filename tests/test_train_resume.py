@@ -1,0 +1,95 @@
+"""Resuming a run (from an SB3/CleanRL user's review): settings that would not take effect are
+refused, a resumed segment draws new env seeds, and a run's snapshots are found from anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from test_train_cli import TINY  # noqa: E402
+from train.cli import main  # noqa: E402
+
+
+def interrupted_after_first_period(monkeypatch, argv):
+    import train.trainer as trainer
+
+    real_write = trainer._write_json
+
+    def interrupted(path, data):
+        real_write(path, data)
+        if path.name == "state.json":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "_write_json", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main(argv)
+    monkeypatch.setattr(trainer, "_write_json", real_write)
+
+
+def test_resuming_with_other_settings_is_refused_and_what_may_change_does(tmp_path, monkeypatch):
+    """SB3's saved model keeps its own network and coefficients: --set ent_coef or activation on a
+    resume would be silently ignored, and the checkpoints would describe the new values."""
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "1", "--run-dir", str(run), *TINY]
+    interrupted_after_first_period(monkeypatch, argv)
+    before = (run / "resume" / "state.json").read_text()
+    for extra, named in ((["--set", "ent_coef=0.5"], "ent_coef 0.01"), (["--set", "activation=relu"], "activation 'tanh'"),
+                         (["--seed", "2"], "seed 1")):  # fmt: skip
+        with pytest.raises(ValueError, match=f"was trained with other settings: {named}"):
+            main([*argv, *extra])
+    assert (run / "resume" / "state.json").read_text() == before  # nothing was touched
+    # How long and how it runs may change: more steps, other evaluation settings.
+    assert main([*argv[:4], "768", *argv[5:], "--set", "eval_deals=2"]) == 0
+    assert json.loads((run / "summary.json").read_text())["timesteps"] == 768
+
+
+def test_a_resumed_segment_seeds_its_envs_afresh(tmp_path, monkeypatch):
+    import train.trainer as trainer
+    from train.view import SingleAgentView
+
+    seeds: list[int] = []
+
+    class Recording(SingleAgentView):
+        def reset(self, seed=None, options=None):
+            if seed is not None:
+                seeds.append(seed)
+            return super().reset(seed=seed, options=options)
+
+    monkeypatch.setattr(trainer, "SingleAgentView", Recording)
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "3", "--run-dir", str(run), *TINY]
+    interrupted_after_first_period(monkeypatch, argv)
+    first = list(seeds)
+    seeds.clear()
+    assert main(argv) == 0
+    base = 3 * trainer.SEED_STRIDE
+    assert first[:2] == [base, base + 1]  # n_envs=2; not SB3's own seed + i (3, 4), shared with --seed 4
+    assert seeds[:2] == [base + trainer.SEGMENT_STRIDE, base + trainer.SEGMENT_STRIDE + 1]
+
+
+def test_a_run_resumed_from_another_directory_keeps_its_snapshots(tmp_path, monkeypatch):
+    """Snapshots were stored relative to the directory the run started from; resumed from
+    elsewhere, the self-play pool silently lost them."""
+    (tmp_path / "a").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "1", "--run-dir", "r6", *TINY]
+    interrupted_after_first_period(monkeypatch, argv)
+    stored = json.loads((tmp_path / "a" / "r6" / "resume" / "state.json").read_text())["snapshots"]
+    assert stored == ["checkpoints/step_000000256"]
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv[:8], os.path.join("a", "r6"), *argv[9:]]) == 0
+    stored = json.loads((tmp_path / "a" / "r6" / "resume" / "state.json").read_text())["snapshots"]
+    assert stored == ["checkpoints/step_000000256", "checkpoints/step_000000512"]
+
+
+def test_other_baselines_without_their_weights_are_refused_before_anything_is_written(tmp_path):
+    run = tmp_path / "run"
+    with pytest.raises(ValueError, match=r"baseline_weights must give 1 weights, one per baseline \(honest\), got 3"):
+        main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "baselines=honest", *TINY])
+    with pytest.raises(ValueError, match="learner_seat"):
+        main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "learner_seat=5", *TINY])
+    assert not run.exists()

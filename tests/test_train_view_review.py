@@ -1,0 +1,56 @@
+"""The single-agent view, from an SB3/CleanRL user's review: a bad opponent is refused when the
+pool is set, a step never hangs, and the arguments are checked by their types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import train.view as view
+from dice_envs.games import meyer
+from train.view import SingleAgentView
+
+
+@pytest.mark.parametrize(
+    ("opponents", "message"),
+    [(["honest", "honnest"], "unknown agent 'honnest'"), (["honest", "runs/none/policy"], "runs/none/policy"),
+     (["bluffer:lie_probability=2"], "lie_probability")],
+)  # fmt: skip
+def test_a_bad_opponent_is_refused_when_the_pool_is_set(opponents, message):
+    """It once passed the constructor and the first resets, and stopped training when first drawn."""
+    with pytest.raises(ValueError, match=message):
+        SingleAgentView("meyer", opponents=opponents, weights=[200, 1][: len(opponents)])
+    env = SingleAgentView("meyer", opponents=["honest"])
+    with pytest.raises(ValueError, match=message):
+        env.set_opponents(opponents)
+
+
+def test_opponents_that_never_end_a_round_truncate_the_step(monkeypatch):
+    """Three players, one life: once the learner is out, two never-doubting opponents keep
+    equalling each other's claims for ever. The step returns, truncated, and says why."""
+    monkeypatch.setattr(view, "MAX_OPPONENT_DECISIONS", 2000)
+    env = SingleAgentView("meyer", num_players=3, lives=1, learner_seat=0, opponents="honest:doubt_below=0")
+    for episode in range(20):
+        obs, info = env.reset(seed=episode)
+        while True:
+            mask = env.action_masks()
+            action = meyer.DOUBT if mask[meyer.DOUBT] else int(np.flatnonzero(mask)[-1])  # doubt, claim high
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        if truncated:
+            assert info["truncated_by"] == "opponents" and reward == 0
+            return
+    raise AssertionError("no episode reached the never-ending round")
+
+
+def test_the_views_arguments_are_checked_by_type():
+    with pytest.raises(ValueError, match="learner_seat"):
+        SingleAgentView("meyer", learner_seat=True)
+    with pytest.raises(ValueError, match="shaping"):
+        SingleAgentView("meyer", shaping=True)
+    with pytest.raises(ValueError, match="max_cycles"):
+        SingleAgentView("meyer", max_cycles=True)
+    assert SingleAgentView("meyer", max_cycles=np.int64(5)).max_cycles == 5
+    with pytest.raises(RuntimeError, match="before reset"):
+        SingleAgentView("meyer").step(0)
