@@ -121,7 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     fields = ", ".join(f for f in FIELDS if f not in POSITIONAL_FIELDS)
     p.epilog = (
-        f"Fields for --set and config files: {fields} (and options, in a config file only). Lowest first: the "
+        "Game options go after the game's name, as for play (--lives 2, --num-players 4, --preset dk): "
+        "dice-envs play GAME --help lists them with their defaults; a recipe sets some (Meyer: 2 players, "
+        f"6 lives). Fields for --set and config files: {fields} (and options, in a config file only). Lowest first: the "
         "recipe, --config, --set, then --timesteps, --seed, --run-dir and --no-progress; a --set that disagrees "
         "with one of these flags is refused. The rllib backend (--backend rllib) has flags of its own "
         f"({', '.join(rllib_flags(p))}) and takes neither --config, --set nor --evaluate: see them with "
