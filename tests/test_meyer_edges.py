@@ -227,3 +227,18 @@ def test_solve_time_is_near_the_measured_time():
     # The estimate is a constant per lives pair (measured 5.6 s at 6 lives, 24.7 s at 12 on the
     # 2-core machine); timings are left to measurements, not tests.
     assert solver.solve_time(make_game({"lives": 12})) == "about 20 s"
+
+
+def test_a_player_out_of_lives_has_a_settled_return():
+    """ME-7 (last_standing): an out player can no longer win, so its C-3 return is fixed at the
+    losers' share before the game ends; players still in have none yet; at the end, the returns."""
+    game = meyer.Game(num_players=3, lives=1)
+    state = game.apply_chance(game.initial_state(), (2, 1))
+    state = game.apply_action(state, meyer.FIRST_CLAIM + meyer.claim_index("21"))
+    state = game.apply_action(state, meyer.DOUBT)  # seat 1 doubts a true 21 and is out
+    assert not game.is_terminal(state) and game.scores(state) == (1, 0, 1)
+    assert [game.settled_return(state, s) for s in range(3)] == [None, -0.5, None]
+    duel = meyer.Game(num_players=2, lives=1)
+    state = duel.apply_chance(duel.initial_state(), (2, 1))
+    state = duel.apply_action(duel.apply_action(state, meyer.FIRST_CLAIM + meyer.claim_index("21")), meyer.DOUBT)
+    assert duel.is_terminal(state) and [duel.settled_return(state, s) for s in range(2)] == [1.0, -1.0]

@@ -93,3 +93,34 @@ def test_other_baselines_without_their_weights_are_refused_before_anything_is_wr
     with pytest.raises(ValueError, match="learner_seat"):
         main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "learner_seat=5", *TINY])
     assert not run.exists()
+
+
+def test_every_resume_moves_the_seeds_on_and_big_seeds_resume(tmp_path, monkeypatch):
+    """The segment count was the number of evaluations: with none between two resumes (eval_deals=0,
+    or the Meyer recipe's saves between its evaluations) a resume replayed the last segment's seeds.
+    A run seed of 5000 made the segment seed pass 2**32, which numpy's global seed refuses."""
+    import train.trainer as trainer
+    from train.view import SingleAgentView
+
+    seeds: list[int] = []
+
+    class Recording(SingleAgentView):
+        def reset(self, seed=None, options=None):
+            if seed is not None:
+                seeds.append(seed)
+            return super().reset(seed=seed, options=options)
+
+    monkeypatch.setattr(trainer, "SingleAgentView", Recording)
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "768", "--seed", "5000", "--run-dir", str(run), *TINY,
+            "--set", "eval_deals=0"]  # fmt: skip
+    interrupted_after_first_period(monkeypatch, argv)
+    interrupted_after_first_period(monkeypatch, [*argv[:4], "512", *argv[5:]])
+    seeds_before = list(seeds)
+    seeds.clear()
+    assert main(argv) == 0
+    base = 5000 * trainer.SEED_STRIDE
+    assert base > 2**32
+    firsts = [s for s in seeds_before if (s - base) % trainer.SEGMENT_STRIDE == 0]
+    assert firsts[:2] == [base, base + trainer.SEGMENT_STRIDE]
+    assert seeds[0] == base + 2 * trainer.SEGMENT_STRIDE

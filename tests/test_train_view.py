@@ -130,7 +130,11 @@ def test_episode_return_is_the_c3_return_and_masks_are_the_engines(make, options
             if terminated or truncated:
                 break
         assert terminated and not truncated
-        c3 = env.engine.returns(env.state)[env.seat]
+        # The C-3 return: at the end of the game, or once nothing can change it (a Meyer learner
+        # out of lives leaves the episode at once, its share of the losers' -1 fixed).
+        c3 = env.engine.settled_return(env.state, env.seat)
+        if not env.engine.is_terminal(env.state):
+            assert env.engine.scores(env.state)[env.seat] == 0 and c3 == -1 / (env.num_players - 1)
         assert info["learner_return"] == c3
         assert total == pytest.approx(c3, abs=1e-9)
         if shaping == 0.0:

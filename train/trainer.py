@@ -9,7 +9,7 @@ The run, top to bottom (:func:`train`):
    (non-greedy) agent, with ``self_play_weight`` of the pool's weight shared by the newest
    ``pool_size`` snapshots.
 3. Every ``eval_every`` steps the greedy policy plays ``eval_deals`` deals against each baseline,
-   seats rotated, on seeds training never uses; the win rates and their Wilson intervals go to
+   seats rotated, on seeds training never uses (for run seeds up to 998: see SEED_STRIDE); the win rates and their Wilson intervals go to
    TensorBoard (``charts/win_rate_vs_<baseline>``), the progress bar and the summary.
 4. After each period the run saves what resuming needs in ``run_dir/resume/``: SB3's own save of
    the model with its optimiser (a zip holding pickles), the ``VecNormalize`` statistics (a
@@ -184,6 +184,7 @@ def _check_args(args: Args) -> None:
 #: Settings a resumed run may change: how long and how it runs, not what it learns.
 RESUMABLE = frozenset({"timesteps", "run_dir", "progress", "torch_threads", "vec_env", "eval_every", "eval_deals"})
 #: Seeds of the envs of run segment k of a run of seed s: s * SEED_STRIDE + k * SEGMENT_STRIDE + i.
+#: For s up to 998 they stay below EVAL_SEED (and the evaluation of ``dice-envs train --evaluate``).
 SEED_STRIDE = 1_000_003
 SEGMENT_STRIDE = 1009
 
@@ -238,15 +239,16 @@ def train(args: Args) -> dict:
     # command leaves nothing behind.
     probe = SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
                             shaping=args.shaping, **args.options)
-    engine = probe.engine
-    for spec in args.baselines:
-        probe._agent(args.baselines.index(spec), 0)
+    engine = probe.engine  # (the view built every baseline when its pool was set: a bad one is refused)
     run.mkdir(parents=True, exist_ok=True)
     resume_dir.mkdir(exist_ok=True)
 
     # Each run segment seeds its envs afresh: env i of a segment gets segment_seed + i, so runs of
     # other seeds and the segments of one run (resumed after evals) draw other streams.
-    segment_seed = args.seed * SEED_STRIDE + len(state["evals"]) * SEGMENT_STRIDE
+    # The segment count is kept in the state file (evaluations need not run between two resumes).
+    segment = state.get("segments", len(state["evals"]))
+    state["segments"] = segment + 1  # saved with the state at the end of the first period
+    segment_seed = args.seed * SEED_STRIDE + segment * SEGMENT_STRIDE
 
     def make(i):
         def thunk():
@@ -280,9 +282,8 @@ def train(args: Args) -> dict:
     # SB3 seeds the envs with its own seed + i when it builds or loads the model: give them the
     # segment's seeds instead (a resumed segment also reseeds torch, which load() set to the run's seed).
     if resumed:
-        model.set_random_seed(segment_seed)
-    else:
-        venv.seed(segment_seed)
+        model.set_random_seed(segment_seed % 2**32)  # numpy's global seed must be below 2**32
+    venv.seed(segment_seed)
     # MaskablePPO reads the masks through env_method: time the env through the wrapper.
     model.env = timed
 

@@ -150,7 +150,9 @@ class SingleAgentView(gymnasium.Env):
         learner_seat: the learner's seat, or ``None`` for a seat drawn uniformly each episode.
         shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.
         max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
-            no limit); a truncated episode pays 0. Whatever it is, a step in which the other seats
+            no limit); a truncated episode pays 0. An episode ends (terminated) as soon as the
+            learner's return is settled (``engine.settled_return``: a Meyer learner out of lives),
+            without playing the rest of the game. Whatever it is, a step in which the other seats
             take :data:`MAX_OPPONENT_DECISIONS` decisions without the learner's turn coming (Meyer's
             opponents that never doubt, under ``claim_rule="at_least"``, after the learner is out)
             ends the episode truncated, with ``info["truncated_by"] = "opponents"``: ``step`` never
@@ -254,9 +256,6 @@ class SingleAgentView(gymnasium.Env):
             spec = old[index]
             if isinstance(spec, str) and spec in opponents:
                 keep[(opponents.index(spec), seat)] = agent
-        self._agent_cache = keep
-        self.opponents = opponents
-        self.weights = weights / weights.sum()
         for index, spec in enumerate(opponents):  # fail now, not in the middle of training
             if not hasattr(spec, "act") and not isinstance(spec, (str, os.PathLike)):
                 raise ValueError(f"an opponent must be a SPEC string, a checkpoint path or an agent, got {spec!r}")
@@ -264,6 +263,10 @@ class SingleAgentView(gymnasium.Env):
                 # Built once and dropped: a mistyped name, a bad parameter or a missing checkpoint
                 # is refused here, not when the pool first draws it, maybe hours into a run.
                 resolve_agent(self.game_name, self.engine, spec, 0)
+        # Only a pool that passed replaces the old one.
+        self._agent_cache = keep
+        self.opponents = opponents
+        self.weights = weights / weights.sum()
 
     def _agent(self, index: int, seat: int):
         key = (index, seat)
@@ -318,6 +321,12 @@ class SingleAgentView(gymnasium.Env):
             outcome = self._advance()
             if outcome is None:
                 break
+            if self._truncated_by == "opponents":
+                raise RuntimeError(
+                    f"the other seats ({', '.join(str(self.opponents[i]) for i in self.seat_specs if i is not None)}) "
+                    f"took {MAX_OPPONENT_DECISIONS} decisions before the learner's first turn: they may never end "
+                    "the game"
+                )
         else:
             raise RuntimeError("1000 games in a row ended before the learner could act")
         # Phi is measured from the standing at the learner's first decision, so it starts at 0 and
@@ -430,8 +439,9 @@ class SingleAgentView(gymnasium.Env):
         while True:
             self._roll()
             state = self.state
-            if engine.is_terminal(state):
-                return float(engine.returns(state)[self.seat]), False
+            settled = engine.settled_return(state, self.seat)
+            if settled is not None:  # the game is over, or nothing left in it can change the return
+                return float(settled), False
             if limit is not None and self._actions >= limit:
                 return 0.0, True
             player = engine.current_player(state)

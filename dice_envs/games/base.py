@@ -186,6 +186,13 @@ class Game(abc.ABC):
         """Seats that see the dice about to be rolled; ``None`` means every seat (public)."""
         return None
 
+    def settled_return(self, state, seat: int) -> float | None:
+        """``seat``'s C-3 return when nothing left in the game can change it (Meyer: a player out
+        of lives under ``last_standing``), else ``None``; at a terminal state, ``returns``."""
+        if self.is_terminal(state):
+            return self.returns(state)[seat]
+        return None
+
     def revealed(self, state, action: int) -> tuple[int, ...] | None:
         """Hidden dice that ``action`` at ``state`` shows every seat (Meyer's doubt lifts the cup);
         ``None`` when it shows none. Information states (``DiceGameEnv.information_state``) read it."""

@@ -366,6 +366,13 @@ class Game(base.Game):
             raise ValueError("chance_seen_by: no dice are to be rolled in this state")
         return () if state.blind else (state.actor,)
 
+    def settled_return(self, state: State, seat: int) -> float | None:
+        """A player out of lives can no longer win: under ``last_standing`` the game goes on without
+        it and ends with one winner, so its return is already the losers' share, -1/(N-1)."""
+        if state.winners is None and state.lives[seat] == 0:
+            return -1.0 / (self.num_players - 1)
+        return super().settled_return(state, seat)
+
     def revealed(self, state: State, action: int) -> tuple[int, ...] | None:
         """A doubt lifts the cup: every seat sees the dice under it (ME-4)."""
         return state.cup if action == DOUBT and state.phase == RESPOND else None
