@@ -30,6 +30,23 @@ def interrupted_after_first_period(monkeypatch, argv):
     monkeypatch.setattr(trainer, "_write_json", real_write)
 
 
+def recorded_seeds(monkeypatch) -> list[int]:
+    """The seeds the trainer's envs are reset with (a list that fills as it trains)."""
+    import train.trainer as trainer
+    from train.view import SingleAgentView
+
+    seeds: list[int] = []
+
+    class Recording(SingleAgentView):
+        def reset(self, seed=None, options=None):
+            if seed is not None:
+                seeds.append(seed)
+            return super().reset(seed=seed, options=options)
+
+    monkeypatch.setattr(trainer, "SingleAgentView", Recording)
+    return seeds
+
+
 def test_resuming_with_other_settings_is_refused_and_what_may_change_does(tmp_path, monkeypatch):
     """SB3's saved model keeps its own network and coefficients: --set ent_coef or activation on a
     resume would be silently ignored, and the checkpoints would describe the new values."""
@@ -49,17 +66,8 @@ def test_resuming_with_other_settings_is_refused_and_what_may_change_does(tmp_pa
 
 def test_a_resumed_segment_seeds_its_envs_afresh(tmp_path, monkeypatch):
     import train.trainer as trainer
-    from train.view import SingleAgentView
 
-    seeds: list[int] = []
-
-    class Recording(SingleAgentView):
-        def reset(self, seed=None, options=None):
-            if seed is not None:
-                seeds.append(seed)
-            return super().reset(seed=seed, options=options)
-
-    monkeypatch.setattr(trainer, "SingleAgentView", Recording)
+    seeds = recorded_seeds(monkeypatch)
     run = tmp_path / "run"
     argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "3", "--run-dir", str(run), *TINY]
     interrupted_after_first_period(monkeypatch, argv)
@@ -100,17 +108,8 @@ def test_every_resume_moves_the_seeds_on_and_big_seeds_resume(tmp_path, monkeypa
     or the Meyer recipe's saves between its evaluations) a resume replayed the last segment's seeds.
     A run seed of 5000 made the segment seed pass 2**32, which numpy's global seed refuses."""
     import train.trainer as trainer
-    from train.view import SingleAgentView
 
-    seeds: list[int] = []
-
-    class Recording(SingleAgentView):
-        def reset(self, seed=None, options=None):
-            if seed is not None:
-                seeds.append(seed)
-            return super().reset(seed=seed, options=options)
-
-    monkeypatch.setattr(trainer, "SingleAgentView", Recording)
+    seeds = recorded_seeds(monkeypatch)
     run = tmp_path / "run"
     argv = ["meyer", "--lives", "2", "--timesteps", "768", "--seed", "5000", "--run-dir", str(run), *TINY,
             "--set", "eval_deals=0"]  # fmt: skip
