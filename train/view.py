@@ -152,11 +152,11 @@ class SingleAgentView(gymnasium.Env):
         max_cycles: truncate after ``max_cycles * num_players`` actions of all seats (``None``:
             no limit); a truncated episode pays 0. An episode ends (terminated) as soon as the
             learner's return is settled (``engine.settled_return``: a Meyer learner out of lives),
-            without playing the rest of the game. Whatever it is, a step in which the other seats
-            take :data:`MAX_OPPONENT_DECISIONS` decisions without the learner's turn coming (Meyer's
-            opponents that never doubt, under ``claim_rule="at_least"``, after the learner is out)
-            ends the episode truncated, with ``info["truncated_by"] = "opponents"``: ``step`` never
-            hangs.
+            without playing the rest of the game. Whatever ``max_cycles`` is, a step in which the
+            other seats take :data:`MAX_OPPONENT_DECISIONS` decisions without the learner's turn
+            coming ends the episode truncated, with ``info["truncated_by"] = "opponents"``: ``step``
+            never hangs (a safety net for custom games and agents; in the built-in games the
+            learner's turn always comes while it is in the game).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the engine's text of the state; it
             shows every seat's dice, Meyer's hidden ones too: it is for debugging, not for play)
             or ``"human"`` (that text printed after every ``reset`` and ``step``).
