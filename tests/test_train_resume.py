@@ -123,3 +123,13 @@ def test_every_resume_moves_the_seeds_on_and_big_seeds_resume(tmp_path, monkeypa
     firsts = [s for s in seeds_before if (s - base) % trainer.SEGMENT_STRIDE == 0]
     assert firsts[:2] == [base, base + trainer.SEGMENT_STRIDE]
     assert seeds[0] == base + 2 * trainer.SEGMENT_STRIDE
+
+
+def test_the_same_game_spelled_otherwise_resumes(tmp_path, monkeypatch):
+    """A default spelled out (--history 8) is the same game: the resume goes on."""
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "1", "--run-dir", str(run), *TINY]
+    interrupted_after_first_period(monkeypatch, argv)
+    assert main([*argv, "--history", "8"]) == 0
+    with pytest.raises(ValueError, match="use another --run-dir"):
+        main([*argv[:4], "768", *argv[5:], "--history", "4"])

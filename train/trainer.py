@@ -189,12 +189,27 @@ SEED_STRIDE = 1_000_003
 SEGMENT_STRIDE = 1009
 
 
+def _same_options(game: str, old: dict, new: dict) -> bool:
+    """Whether two spellings of a game's options build the same game (``--history 8`` is the
+    default spelled out; a preset is its options)."""
+    if old == new:
+        return True
+    from agents.checkpoint import engine_options
+    from dice_envs.registry import env_module
+
+    try:
+        engines = [env_module(game).raw_env(**options).game for options in (old, new)]
+    except ValueError:
+        return False
+    return engine_options(engines[0]) == engine_options(engines[1])
+
+
 def _check_resume(run: Path, old: dict, args: Args) -> None:
     """Refuse resuming ``run`` with settings other than it was trained with (``ValueError``): the
     saved model would keep its own (its network, its optimiser's settings) and the checkpoints
     would describe the new ones. Settings the old state file does not hold are not compared."""
     new = args.to_json()
-    changed = [k for k in new if k not in RESUMABLE and k in old and old[k] != new[k]]
+    changed = [k for k in new if k not in RESUMABLE | {"options"} and k in old and old[k] != new[k]]
     if changed:
         listed = "; ".join(f"{k} {old[k]!r} (this command: {new[k]!r})" for k in changed)
         raise ValueError(
@@ -229,7 +244,7 @@ def train(args: Args) -> dict:
     if resumed:
         state = json.loads(state_file.read_text())
         old = state["args"]
-        if old["game"] != args.game or old["options"] != args.options:
+        if old["game"] != args.game or not _same_options(args.game, old["options"], args.options):
             raise ValueError(
                 f"{run} holds a run of {old['game']} with options {old['options']}; "
                 f"this command trains {args.game} with {args.options}: use another --run-dir"
