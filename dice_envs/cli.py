@@ -111,6 +111,16 @@ def whole_number(what: str, low: int, high: int | None = None) -> Callable[[str]
 _seed = whole_number("a seed", 0)
 
 
+def add_max_decisions_argument(parser: argparse.ArgumentParser) -> None:
+    """``--max-decisions N`` of ``match`` and ``tournament`` (``None`` when not given: the default
+    cap, ``evaluate.tournament.MAX_DECISIONS``)."""
+    parser.add_argument(
+        "--max-decisions", type=whole_number("the number of decisions per game", 1), default=None, metavar="N",
+        help="stop with an error if a game is not over after N decisions (default 1000000): agents can keep "
+        "some games going for ever, e.g. Meyer under claim_rule=at_least when no one doubts",
+    )  # fmt: skip
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with `dice-envs` messages: errors exit 2 with one line, no usage dump."""
 
@@ -191,11 +201,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0,
         help="a whole number >= 0; seeds every game's dice and agents, per game (default 0)",
     )
-    p_match.add_argument(
-        "--max-decisions", type=whole_number("the number of decisions per game", 1), default=1_000_000, metavar="N",
-        help="stop with an error if a game is not over after N decisions (default 1000000): agents can keep "
-        "some games going for ever, e.g. Meyer under claim_rule=at_least when no one doubts",
-    )  # fmt: skip
+    add_max_decisions_argument(p_match)
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
     p_bench.add_argument(

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from dice_envs import strict_json
-from dice_envs.cli import Parser, whole_number
+from dice_envs.cli import Parser, add_max_decisions_argument, whole_number
 from dice_envs.extras import install_hint, raise_missing
 from dice_envs.registry import ENVS
 
@@ -122,11 +122,7 @@ def tournament_parser() -> argparse.ArgumentParser:
         help=f"bootstrap replicas of the 95%% rating intervals (default 200; at least {MIN_BOOTSTRAP}); "
         "0 leaves the intervals out",
     )  # fmt: skip
-    parser.add_argument(
-        "--max-decisions", type=whole_number("the number of decisions per game", 1), default=None, metavar="N",
-        help="stop with an error if a game is not over after N decisions (default 1000000): agents can keep "
-        "some games going for ever, e.g. Meyer under claim_rule=at_least when no one doubts",
-    )  # fmt: skip
+    add_max_decisions_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--backend", choices=("local", "ray"), default="local",
@@ -150,7 +146,7 @@ def tournament_main(argv: list[str]) -> int:
     from dice_envs.options import option_defaults, parse_game_options
     from evaluate.ratings import default_method, leaderboard
     from evaluate.report import pictures_available, print_leaderboard, report_json, write_report
-    from evaluate.tournament import MAX_DECISIONS, run_tournament
+    from evaluate.tournament import run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
     options = parse_game_options(args.game, rest)
@@ -182,7 +178,7 @@ def tournament_main(argv: list[str]) -> int:
         progress=not args.quiet,
         backend=args.backend,
         address=args.address,
-        max_decisions=MAX_DECISIONS if args.max_decisions is None else args.max_decisions,
+        max_decisions=args.max_decisions,
     )
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
     opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"

@@ -306,7 +306,10 @@ def tables(labels: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
 
 
 def check_max_decisions(max_decisions) -> int:
-    """``max_decisions`` as an int, or ``ValueError`` if it is not a whole number >= 1."""
+    """``max_decisions`` as an int (``None``: :data:`MAX_DECISIONS`), or ``ValueError`` if it is not a
+    whole number >= 1."""
+    if max_decisions is None:
+        return MAX_DECISIONS
     if isinstance(max_decisions, bool) or not isinstance(max_decisions, (int, np.integer)) or max_decisions < 1:
         raise ValueError(f"--max-decisions must be a whole number >= 1, got {max_decisions!r}")
     return int(max_decisions)

@@ -52,6 +52,8 @@ def test_posterior_truth_matches_the_bayesian_doubters_model_exactly(lie, claim_
 
 
 def test_an_honest_opening_gives_the_dice_away_and_a_blind_claim_gives_nothing():
+    """ME-3 / ME-4: a claimer rolled afresh and saw the dice, so the prior is a fresh roll's; ME-5:
+    after the blind reroll nobody saw them, so the claim tells nothing."""
     game = meyer.Game(num_players=2)
     honest = make_agent(game, "honest")
     state = decision_state(game, -1, dice=(4, 2))

@@ -62,6 +62,8 @@ def test_the_observation_is_a_function_of_the_information_state(name, options):
 
 
 def test_a_hidden_roll_is_a_count_for_the_others_and_the_dice_for_the_roller():
+    """ME-3 (only the roller sees the dice), ME-4 (a doubt shows them to all), ME-8 (no observation
+    holds dice a player has not seen), read through the information state."""
     env = env_module("meyer").raw_env(num_players=2, lives=2)
     env.reset(seed=5)
     roller, other = env.agent_selection, [a for a in env.agents if a != env.agent_selection][0]

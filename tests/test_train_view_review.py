@@ -26,7 +26,7 @@ def test_a_bad_opponent_is_refused_when_the_pool_is_set(opponents, message):
 
 
 def test_a_meyer_learner_out_of_lives_leaves_the_episode_with_its_settled_return():
-    """Three players, one life, opponents that never doubt: once the learner is out they would
+    """ME-7 and C-3: three players, one life, opponents that never doubt: once the learner is out they would
     equal each other's claims for ever. The episode ends there, terminated, with the learner's
     share of the losers' -1 (it used to play on, and after the cap pay 0)."""
     env = SingleAgentView("meyer", num_players=3, lives=1, learner_seat=0, opponents="honest:doubt_below=0")

@@ -22,8 +22,10 @@ import os
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 import numpy as np
 
@@ -68,19 +70,33 @@ def load(solver: str, version: int, options: dict, cache_dir=None) -> dict[str, 
         return None
 
 
-def save(solver: str, version: int, options: dict, table: dict[str, np.ndarray], cache_dir=None) -> Path:
-    """Write the table atomically (temporary file, then rename); returns its path."""
-    path = cache_path(solver, version, options, cache_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+@contextmanager
+def atomic_open(path: Path, mode: str = "wb", shared: bool = False, **kwargs) -> Iterator[IO]:
+    """Open a temporary file beside ``path`` for writing; on a clean exit it replaces ``path``
+    (``os.replace``), on an error it is removed: a reader never sees half a file. The parent
+    directory must exist. ``shared``: the file gets an ordinary new file's permissions (the umask's),
+    not ``mkstemp``'s 0600. ``kwargs`` go to ``open`` (``newline``, ``encoding``)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            # numpy's stubs fear a key named allow_pickle in **table; the keys are array names.
-            np.savez(f, **{_KEY: np.array(cache_key(solver, version, options))}, **table)  # type: ignore[arg-type]
+        if shared:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def save(solver: str, version: int, options: dict, table: dict[str, np.ndarray], cache_dir=None) -> Path:
+    """Write the table atomically (:func:`atomic_open`); returns its path."""
+    path = cache_path(solver, version, options, cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as f:
+        # numpy's stubs fear a key named allow_pickle in **table; the keys are array names.
+        np.savez(f, **{_KEY: np.array(cache_key(solver, version, options))}, **table)  # type: ignore[arg-type]
     return path
 
 

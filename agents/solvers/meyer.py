@@ -54,10 +54,8 @@ Example:
 """
 
 import csv
-import os
 import resource
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,7 +64,7 @@ import numpy as np
 from scipy.optimize import brentq, linprog
 
 from agents.base import Agent, sample_action
-from agents.solvers.cache import cache_path, load_or_build
+from agents.solvers.cache import atomic_open, cache_path, load_or_build
 from dice_envs import strict_json
 from dice_envs.games import meyer
 
@@ -977,30 +975,21 @@ def export_strategy(path, options: dict | None = None, cache_dir=None, progress:
     path = Path(path).absolute()
     rows = strategy_rows(options, cache_dir=cache_dir, progress=progress)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     count = 0
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file would be, not mkstemp's 0600
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            if fmt == "csv":
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(STRATEGY_COLUMNS)
-                for row in rows:
-                    cells = (row[c] for c in STRATEGY_COLUMNS)
-                    writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
-                    count += 1
-            else:
-                f.write("[")
-                for row in rows:
-                    f.write(("\n" if count == 0 else ",\n") + strict_json.dumps(row))
-                    count += 1
-                f.write("\n]\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "w", shared=True, newline="", encoding="utf-8") as f:
+        if fmt == "csv":
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(STRATEGY_COLUMNS)
+            for row in rows:
+                cells = (row[c] for c in STRATEGY_COLUMNS)
+                writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
+                count += 1
+        else:
+            f.write("[")
+            for row in rows:
+                f.write(("\n" if count == 0 else ",\n") + strict_json.dumps(row))
+                count += 1
+            f.write("\n]\n")
     return {"path": str(path), "format": fmt, "rows": count, "columns": list(STRATEGY_COLUMNS)}
 
 
