@@ -42,6 +42,30 @@ FORMAT = "dice-envs tournament results"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
 
+
+
+def _switch_to_wal(conn: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, waiting for another run that holds a lock on it.
+
+    Switching the journal mode needs an exclusive lock, and SQLite may answer "database is
+    locked" at once instead of calling the busy handler (two runs opening one new file at the
+    same moment: seen in CI). So wait here, up to the busy timeout, as a locked write would.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS agents (
@@ -207,7 +231,7 @@ class ResultStore:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _switch_to_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             # Two runs creating the same new file: the first to take the write lock makes the
             # tables and the meta rows; the other then finds them and checks them.

@@ -182,6 +182,30 @@ def test_two_runs_at_once_on_one_file(tmp_path):
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
+def test_opening_waits_for_another_run_that_holds_the_write_lock(tmp_path):
+    """SQLite answers the switch to WAL with "database is locked" at once, without waiting,
+    while another connection holds the write lock (CI saw it when two runs made one new file)."""
+    import threading
+
+    path = str(tmp_path / "new.sqlite")
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.5, lambda: other.execute("ROLLBACK"))
+    release.start()
+    started = time.monotonic()
+    try:
+        store = ResultStore.open(path, "meyer", "dice/meyer-v0", {"num_players": 2})
+    finally:
+        release.join()
+        other.close()
+    assert time.monotonic() - started >= 0.4  # it waited for the lock rather than racing past it
+    try:
+        assert store.meta()["game"] == "meyer"
+        assert store.conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        store.close()
+
+
 def _checkpoint(path, seed: int) -> str:
     import numpy as np
 
