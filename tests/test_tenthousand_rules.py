@@ -563,6 +563,22 @@ def test_TT9d_overshooting_bank_does_not_open_the_player():
     assert game.scores(state) == (0, 0) and state.opened == (False, False)
 
 
+def test_TT9d_the_exact_bank_is_freed_from_the_thresholds_not_from_hot_dice_or_confirmation():
+    """The engine's reading of "always allowed": min_bank, TT-9b and the opening do not apply to
+    a bank that hits the target exactly; TT-4's hot dice and TT-9c's confirmation still do (the
+    game can end all the same: the turn goes on, and a later 1 or 5 may bank)."""
+    game = Game(preset="dk", exact_target=True)
+    state = decision(game, faces("123456"), totals=(9000, 0), opened=(True, False))
+    assert not any(s.endswith("bank") for s in legal_strings(game, state))  # straight 1000: hot dice
+    assert game.bank_refusal(state, faces("123456")) == "all six dice are set aside: hot dice must be rolled again (TT-4)"
+    state = decision(game, faces("522346"), totals=(9950, 0), opened=(True, False))
+    assert can_bank(game, state, "5")  # 50 points: under min_bank 300, but exactly 10 000
+    game = Game(preset="no", exact_target=True, confirm_combinations=True)
+    state = decision(game, faces("222346"), totals=(9800, 0), opened=(True, False))
+    assert not can_bank(game, state, "222")  # exactly 10 000, but the 222 is not confirmed
+    assert "TT-9c" in game.bank_refusal(state, faces("222"))
+
+
 def test_TT9e_bust_penalty_after_three_busts_in_a_row():
     game = Game(num_players=2, preset="farkle")
     state = game.initial_state()._replace(totals=(300, 0), opened=(True, False))
