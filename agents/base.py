@@ -94,7 +94,12 @@ class Agent:
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game; a given seed re-seeds the agent's generator."""
+        """Start a new game; a given seed re-seeds the agent's generator.
+
+        A subclass that keeps state during a game clears it here (and calls this method): the
+        tournament resets each agent before every game, and its results do not depend on the
+        number of workers or on a resume only if nothing carries over from earlier games.
+        """
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 

@@ -136,11 +136,13 @@ class GameWorker:
             # which leaves nothing behind when Ray kills the actor at the end.
             shutil.rmtree(root, ignore_errors=True)
 
-    def play(self, tasks: list[GameTask]) -> list[GameRecord]:
-        """Play a batch of games (see :func:`evaluate.tournament.play_game`)."""
-        from evaluate.tournament import play_game
+    def play(self, tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
+        """Play a batch of games (see :func:`evaluate.tournament.play_batch`): the games finished,
+        and the entrant's failure (``AgentFailed``) that stopped the batch, if any. Other errors
+        are raised, for the driver to send the batch again."""
+        from evaluate.tournament import AgentFailed, play_batch
 
-        return [play_game(self.game, self.agents, task) for task in tasks]
+        return play_batch(self.game, self.agents, tasks, catch=(AgentFailed,))
 
     def ping(self) -> int:
         """The actor's process id (the driver waits for it: the actor is built and ready)."""
@@ -275,22 +277,30 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
             pending[actors[a].play.remote(batch)] = (index, batch, a, actors[a])
             load[a] += 1
 
+    broken: list[BaseException] = []  # an entrant's failure: nothing more is sent, the rest finish
+
     submit()
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
         for ref in ready:
             index, batch, a, actor = pending.pop(ref)
             try:
-                records = ray.get(ref)
+                records, error = ray.get(ref)
             except ray.exceptions.RayError as exc:
                 from evaluate.tournament import AgentFailed
 
                 if isinstance(getattr(exc, "cause", None), AgentFailed):
-                    # An agent broke the rules: it would again on every retry. Stop, as the
-                    # local pool does; the games already finished were stored.
-                    for other in actors:
-                        ray.kill(other)
-                    raise exc.cause from None
+                    error, records = exc.cause, []
+                else:
+                    error = None
+                if error is not None:
+                    # An agent broke the rules: it would again on every retry. Stop sending, as
+                    # the local pool does, and keep the games finished alongside.
+                    broken.append(error)
+                    queue.clear()
+                    if actors[a] is actor:
+                        load[a] -= 1
+                    continue
                 if actors[a] is actor:
                     load[a] -= 1
                     if isinstance(exc, ray.exceptions.RayActorError):
@@ -299,7 +309,7 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
                         ray.kill(actor, no_restart=True)
                         actors[a], load[a] = new_actor(), 0
                 attempts[index] = attempts.get(index, 0) + 1
-                if attempts[index] <= max_retries:
+                if attempts[index] <= max_retries and not broken:
                     queue.append((index, batch))  # sent again first, to the least loaded actor
                 else:
                     failed[index] = (batch, _short(exc))
@@ -308,13 +318,18 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
                 load[a] -= 1
             for record in records:
                 done[record.task.key] = record
-            if on_records is not None:
+            if records and on_records is not None:
                 on_records(records)
             if progress is not None:
                 progress.advance(len(records))
+            if error is not None:
+                broken.append(error)
+                queue.clear()
         submit()
     for actor in actors:
         ray.kill(actor)
+    if broken:
+        raise broken[0]
     if failed:
         lost = [task for _, (batch, _) in sorted(failed.items()) for task in batch]
         first = ", ".join(str(t.key) for t in lost[:3]) + (" ..." if len(lost) > 3 else "")

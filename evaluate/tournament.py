@@ -43,6 +43,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 import time
@@ -111,7 +112,8 @@ def unique_labels(names: Sequence[str]) -> list[str]:
     """``names`` made unique: a name's second entry becomes ``NAME#2``, its third ``NAME#3``.
 
     Tournaments and matches both label their entrants with it, so the same SPECs get the same
-    labels (and, the dice being keyed by the labels, the same games) in both.
+    labels in both (the dice are keyed by the table, which a match takes in the order given and a
+    tournament sorts: the same games when the match lists its entrants sorted).
 
     >>> unique_labels(["random", "honest", "random", "random"])
     ['random', 'honest', 'random#2', 'random#3']
@@ -629,9 +631,21 @@ def _worker_init(game_name: str, options: dict, specs: list, labels: list, prebu
         _WORKER["game"], _WORKER["agents"] = game, build_agents(game, specs, labels)
 
 
-def _worker_play(tasks: list[GameTask]) -> list[GameRecord]:
-    game, agents = _WORKER["game"], _WORKER["agents"]
-    return [play_game(game, agents, task) for task in tasks]
+def play_batch(game, agents: dict, tasks: Sequence[GameTask], catch: tuple = (Exception,)):
+    """Play ``tasks`` in order; return ``(records, error)``: the games finished, and the exception
+    (one of ``catch``) that stopped the batch, or None. A worker sends both back, so that the games
+    finished before a failure are stored as in one process."""
+    records: list[GameRecord] = []
+    try:
+        for task in tasks:
+            records.append(play_game(game, agents, task))
+    except catch as exc:
+        return records, exc
+    return records, None
+
+
+def _worker_play(tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
+    return play_batch(_WORKER["game"], _WORKER["agents"], tasks)
 
 
 class Progress:
@@ -800,9 +814,39 @@ def play_tasks(
             if fork:
                 gc.unfreeze()
         with pool:
-            for batch in pool.imap_unordered(_worker_play, _chunks(tasks, size)):
-                finished(batch)
+            _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
     return [done[task.key] for task in tasks]
+
+
+def _drain_pool(pool, chunks: Iterable[list[GameTask]], window: int, finished: Callable) -> None:
+    """Send ``chunks`` to ``pool``, at most ``window`` at a time, and hand each one's finished games
+    to ``finished`` as they come. After a failure nothing more is sent, the chunks under way finish
+    (every game finished anywhere is kept), and the first failure is raised."""
+    results: queue.SimpleQueue = queue.SimpleQueue()
+    chunks = iter(chunks)
+    in_flight = 0
+    error: BaseException | None = None
+
+    def send() -> bool:
+        chunk = next(chunks, None)
+        if chunk is None:
+            return False
+        pool.apply_async(_worker_play, (chunk,), callback=results.put, error_callback=lambda e: results.put(([], e)))
+        return True
+
+    while in_flight < window and send():
+        in_flight += 1
+    while in_flight:
+        records, exc = results.get()
+        in_flight -= 1
+        if records:
+            finished(records)
+        if exc is not None and error is None:
+            error = exc
+        if error is None and send():
+            in_flight += 1
+    if error is not None:
+        raise error
 
 
 def workers_used(workers: int, num_tasks: int, backend: str = "local") -> int:
@@ -1047,8 +1091,8 @@ def run_tournament(
             if store is None:
                 raise
             raise GameTooLong(
-                f"{exc}. The games already stored in {db} are kept (with several workers, some games finished "
-                "alongside it may not be): a run with a larger --max-decisions plays only what is missing"
+                f"{exc}. The games finished before it are kept in {db}: a run with a larger --max-decisions "
+                "plays only what is missing"
             ) from None
         finally:
             bar.close()

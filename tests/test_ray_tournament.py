@@ -255,6 +255,46 @@ class _BreaksRules:
         raise AgentFailed("agent 'honest' at seat 1 (table honest|random, deal 0, rotation 1) played an illegal action")
 
 
+class _OneIllegalGame:
+    """Mixed into GameWorker: its ``random`` entrant doubts at the start of the one game whose
+    agent seed is ``target_seed`` (an illegal action, which the real ``play`` catches)."""
+
+    target_seed = 0
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        inner, target = self.agents["random"], self.target_seed
+
+        class Broken:
+            def reset(self, seed=None):
+                self.broken = seed == target
+                inner.reset(seed=seed)
+
+            def act(self, observation, action_mask):
+                return 0 if self.broken else inner.act(observation, action_mask)
+
+        self.agents["random"] = Broken()
+
+
+@pytest.mark.ray
+def test_an_illegal_action_keeps_every_game_finished_before_it(ray_instance):
+    from evaluate.ray_backend import play_tasks_ray
+    from evaluate.tournament import AgentFailed, keyed_seed, schedule
+
+    labels = specs = ["random", "honest"]
+    tasks = schedule(labels, 2, games=40, seed=2)
+    failing = next(i for i, t in enumerate(tasks) if t.deal == 25 and t.rotation == 0)  # (agents are seeded per deal)
+    task = tasks[failing]
+    seed = keyed_seed("agent", task.seed, task.table_key, task.deal, "random")
+    stored = []
+    with pytest.raises(AgentFailed, match=r"deal 25, rotation 0\) played an illegal action"):
+        play_tasks_ray("meyer", {"num_players": 2}, specs, labels, tasks, workers=2, on_records=stored.extend,
+                       size=8, worker_class=_worker(_OneIllegalGame, target_seed=seed))  # fmt: skip
+    keys = [r.task.key for r in stored]
+    assert len(keys) == len(set(keys)) and task.key not in keys
+    assert {t.key for t in tasks[:failing]} <= set(keys)  # its batch's first games too
+
+
 @pytest.mark.ray
 def test_an_illegal_action_stops_the_run_at_once_as_locally(ray_instance, tmp_path):
     # It used to be retried three times per batch and reported as games lost on Ray, to be rerun.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from dice_envs import dice as dice_mod
@@ -281,3 +282,46 @@ def test_an_illegal_action_names_the_agent_its_seat_and_game(monkeypatch, tmp_pa
     # the command line: one line naming the agent, exit 1 (the command could not finish)
     db = str(tmp_path / "m.sqlite")
     assert main(["tournament", "meyer", "--agents", "honest", "alwaysdoubt", "--games", "2", "--db", db, "--quiet"]) == 1
+
+
+class _IllegalInOneGame:
+    """Plays like ``random`` but doubts at the start of the one game whose agent seed it is given."""
+
+    target_seed: int | None = None
+
+    def __init__(self, game, seed=None):
+        self.rng = np.random.default_rng(seed)
+        self.broken = False
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+        self.broken = seed == type(self).target_seed
+
+    def act(self, observation, action_mask):
+        if self.broken:
+            return 0  # no claim to doubt at the start of a round: illegal
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_with_several_workers_every_game_finished_before_an_illegal_action_is_kept(monkeypatch, workers):
+    import agents
+    from evaluate.tournament import AgentFailed, keyed_seed, play_tasks, schedule
+
+    monkeypatch.setitem(agents.AGENTS["meyer"], "illegalonce", _IllegalInOneGame)
+    labels = ["honest", "illegalonce"]
+    tasks = schedule(labels, 2, games=300, seed=3)
+    failing = next(i for i, t in enumerate(tasks) if t.deal == 95 and t.rotation == 0)
+    task = tasks[failing]
+    monkeypatch.setattr(
+        _IllegalInOneGame, "target_seed", keyed_seed("agent", task.seed, task.table_key, task.deal, "illegalonce")
+    )
+    stored: list = []
+    with pytest.raises(AgentFailed, match=r"deal 95, rotation 0\) played an illegal action"):
+        play_tasks("meyer", {"num_players": 2}, labels, labels, tasks, workers=workers, on_records=stored.extend)
+    keys = {r.task.key for r in stored}
+    assert len(keys) == len(stored)
+    assert task.key not in keys
+    # Every game before it in the schedule was finished and is kept (the pool's chunk of 18 games
+    # used to be lost with the failure, and so were chunks finished alongside it).
+    assert {t.key for t in tasks[:failing]} <= keys
