@@ -39,9 +39,9 @@ def _bootstrap(text: str) -> int:
 
 
 def _check_writable(path: str, what: str) -> None:
-    """Refuse (``ValueError``) an output path that cannot be made: its nearest existing ancestor is
-    not a directory, or no file can be created in it (missing directories below it are made later,
-    by the writer, as before).
+    """Refuse an output path that cannot be made: its nearest existing ancestor is not a directory
+    (``ValueError``: bad usage), or no file can be created in it (``OSError``: the system refuses;
+    exit 1). Missing directories below it are made later, by the writer.
 
     The check creates and removes a temporary file, as permission bits do not tell (root, read-only
     mounts, ``/proc``).
@@ -54,13 +54,13 @@ def _check_writable(path: str, what: str) -> None:
     try:
         fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".dice-envs-probe-")
     except OSError as exc:
-        raise ValueError(f"{what}: cannot write in {ancestor} ({exc.strerror or exc})") from None
+        raise OSError(f"{what}: cannot write in {ancestor} ({exc.strerror or exc})") from None
     os.close(fd)
     os.remove(probe)
 
 
 def check_output_paths(db: str | None, report: str | None) -> None:
-    """Check ``--db`` and ``--report`` before any game is played (``ValueError`` naming the flag):
+    """Check ``--db`` and ``--report`` before any game is played (an error naming the flag):
     ``--report`` must be a directory or not exist yet, and each must be writable where it will be
     made (missing directories are created).
     """
@@ -150,6 +150,9 @@ def tournament_main(argv: list[str]) -> int:
 
     args, rest = tournament_parser().parse_known_args(argv)
     options = parse_game_options(args.game, rest)
+    for flag, value in (("--db", args.db), ("--report", args.report)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{flag} needs a path, got an empty one")
     if args.no_db and args.db:
         raise ValueError("--db and --no-db contradict each other")
     if args.address and args.backend != "ray":
@@ -196,6 +199,12 @@ def tournament_main(argv: list[str]) -> int:
     summary = (
         f"played {result.played_now} new games in {result.seconds:.1f} s ({rate}); "
         f"{len(result.records) - result.played_now} were already stored"
+        + (
+            f" ({result.played_now - result.stored_now} of the new ones were stored first by another run "
+            "on the same file)"
+            if result.stored_now is not None and result.stored_now < result.played_now
+            else ""
+        )
         + (f"; results in {db}" if db else "")
     )
     print(summary, file=sys.stderr if args.json else out)

@@ -446,9 +446,14 @@ def plot_ratings(lb, path: str, title: str = "") -> str:
             r.rating, y, xerr=xerr, fmt="o", capsize=4,
             color="tab:orange" if lb.overlaps_next(r) else "tab:blue",
         )  # fmt: skip
-    ax.set_yticks(ys, [r.label for r in lb.rows])
+    ax.set_yticks(ys, [r.label + (" *" if r.interval_source == "bootstrap+posterior" else "") for r in lb.rows])
     ax.set_ylim(-0.7, n - 0.3)
-    interval = "95% bootstrap interval over deals" if lb.bootstrap > 0 else "no intervals: bootstrap 0"
+    if lb.bootstrap <= 0:
+        interval = "no intervals: bootstrap 0"
+    elif lb.widened():
+        interval = "95% bootstrap interval over deals; * widened by the posterior interval"
+    else:
+        interval = "95% bootstrap interval over deals"
     ax.set_xlabel(f"{lb.rating_name} ({lb.method}, {interval})")
     ax.grid(axis="x", alpha=0.3)
     if lb.bootstrap > 0:
@@ -572,13 +577,14 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
         out = csv.writer(handle)
         out.writerow(
             ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
-             "mean_return", "return_low", "return_high", "separated_from_next"]
+             "mean_return", "return_low", "return_high", "separated_from_next", "interval_source"]
         )  # fmt: skip
         for k, r in enumerate(lb.rows, 1):  # an unknown (None) bound or separation is an empty cell
             out.writerow(
                 [k, r.label, f"{r.rating:.3f}", _cell(r.rating_low, ".3f"), _cell(r.rating_high, ".3f"), r.games,
                  f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
-                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated]
+                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated,
+                 r.interval_source or ""]
             )  # fmt: skip
     written.append(path)
     path = os.path.join(directory, "head_to_head.csv")

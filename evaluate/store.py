@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -42,6 +43,37 @@ FORMAT = "dice-envs tournament results"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
 
+
+
+class StoreUnwritable(OSError):
+    """The results store cannot be written: a read-only file or medium, a full disk, an I/O error
+    (an ``OSError``: the command line exits with 1 and this one line)."""
+
+
+@contextlib.contextmanager
+def _sqlite_errors(path: str):
+    """Turn SQLite's operational errors (read-only database, disk I/O error, full disk, a lock
+    held past the busy timeout) into :class:`StoreUnwritable` naming the file."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        raise StoreUnwritable(f"--db {path}: cannot write to it ({exc})") from None
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection, path: str):
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; on any error a rollback, if SQLite has not already rolled
+    back (after an I/O error it has, and a second ``ROLLBACK`` would hide the first error)."""
+    with _sqlite_errors(path):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
 
 
 def _switch_to_wal(conn: sqlite3.Connection) -> None:
@@ -112,6 +144,8 @@ def _uri(path: str, mode: str) -> str:
 def _check_existing(path: str, expected: dict[str, str]) -> None:
     """Refuse a file that is not a results store of this setting, touching nothing."""
     what = f"--db {path}"
+    if not os.path.isfile(path):
+        raise ValueError(f"{what} is not a dice-envs results database (not a regular file)")
     try:
         with open(path, "rb") as handle:
             header = handle.read(16)
@@ -215,6 +249,8 @@ class ResultStore:
         Raises:
             ValueError: the file is not a results store, or holds another setting; it is left as
                 it was.
+            StoreUnwritable: it cannot be written (read-only, full disk, I/O error); so do
+                :meth:`register_agents` and :meth:`add`.
         """
         expected = _expected(game, env_id, options)
         exists = os.path.exists(path)
@@ -228,24 +264,21 @@ class ResultStore:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
                 os.makedirs(parent, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        with _sqlite_errors(path):
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            _switch_to_wal(conn)
-            conn.execute("PRAGMA synchronous = NORMAL")
+            with _sqlite_errors(path):
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                _switch_to_wal(conn)
+                conn.execute("PRAGMA synchronous = NORMAL")
             # Two runs creating the same new file: the first to take the write lock makes the
             # tables and the meta rows; the other then finds them and checks them.
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with _transaction(conn, path):
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)
                 conn.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", expected.items())
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         except BaseException:
             conn.close()
             raise
@@ -354,8 +387,7 @@ class ResultStore:
         Raises:
             ValueError: a label already stored with another SPEC or another checkpoint file.
         """
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.conn, self.path):
             stored = self.agents()
             for label, (spec, fp) in agents.items():
                 if label in stored:
@@ -371,10 +403,6 @@ class ResultStore:
                     self.conn.execute(
                         "INSERT INTO agents (label, spec, fingerprint) VALUES (?, ?, ?)", (label, spec, fp)
                     )
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
 
     def add(self, records: Iterable) -> int:
         """Write finished games in one transaction; games already stored are kept as they are.
@@ -399,17 +427,12 @@ class ResultStore:
         if not rows:
             return 0
         before = self.conn.total_changes
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _transaction(self.conn, self.path):
             self.conn.executemany(
                 "INSERT OR IGNORE INTO games (seed, dice, table_key, deal, rotation, seats, returns, winners, "
                 "scores, num_actions, log, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
         return self.conn.total_changes - before
 
     def close(self) -> None:

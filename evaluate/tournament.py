@@ -959,6 +959,8 @@ class TournamentResult:
         db_path: the results store, if any.
         workers: the processes (or Ray actors) that played them (:func:`workers_used`; 0 when
             the store held every game).
+        stored_now: how many of them this run wrote to the store; fewer than ``played_now``
+            when another run on the same file stored some first (``None`` without a store).
     """
 
     game_name: str
@@ -975,6 +977,7 @@ class TournamentResult:
     db_path: str | None = None
     workers: int = 1
     extra: dict = field(default_factory=dict)
+    stored_now: int | None = None
 
     @property
     def games_per_second(self) -> float:
@@ -1070,6 +1073,13 @@ def run_tournament(
             missing = [t for t in tasks if t.key not in have]
         else:
             missing = tasks
+        stored_now = 0
+
+        def store_records(batch: list[GameRecord]) -> None:
+            nonlocal stored_now
+            if store is not None:
+                stored_now += store.add(batch)
+
         bar = Progress(len(missing), f"{game_name}: {len(labels)} agents", enabled=progress)
         start = time.perf_counter()
         try:
@@ -1080,7 +1090,7 @@ def run_tournament(
                 labels,
                 missing,
                 workers=workers,
-                on_records=store.add if store is not None else None,
+                on_records=store_records if store is not None else None,
                 progress=bar,
                 game=game,
                 agents=agents,
@@ -1125,6 +1135,7 @@ def run_tournament(
         seconds,
         db,
         workers_used(int(workers), len(missing), backend),
+        stored_now=stored_now if store is not None else None,
     )
 
 

@@ -200,8 +200,16 @@ def test_a_report_or_db_that_cannot_be_written_is_refused_before_the_games(where
         assert cli.main([*no_games, "--db", str(db)]) == 2
         assert _err(capsys).startswith(f"dice-envs: --db {db}: {tmp_path / 'file'} is a file")
         return
-    assert cli.main([*no_games, "--no-db", "--report", str(report)]) == 2
+    # /proc refuses new files (the system: exit 1); a file in the way is bad usage (exit 2)
+    assert cli.main([*no_games, "--no-db", "--report", str(report)]) == (1 if where == "proc" else 2)
     assert _err(capsys).startswith(f"dice-envs: --report {report}")
+
+
+@pytest.mark.parametrize("flag", ["--db", "--report"])
+def test_an_empty_db_or_report_path_is_refused(flag, no_games, capsys):
+    # it used to mean the default store, or no report at all, silently
+    assert cli.main([*no_games, flag, ""]) == 2
+    assert _err(capsys) == f"dice-envs: {flag} needs a path, got an empty one\n"
 
 
 def test_a_writable_report_and_db_go_on_to_play(no_games, tmp_path):

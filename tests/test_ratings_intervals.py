@@ -104,3 +104,25 @@ def test_report_csv_leaves_unknown_intervals_empty(tmp_path):
     assert all(r["rating_low"] == r["rating_high"] == r["separated_from_next"] == "" for r in rows)
     report = json.loads((tmp_path / "report.json").read_text())
     assert all(r["separated"] is None and r["rating_low"] is None for r in report["leaderboard"]["rows"])
+
+
+def test_report_csv_names_each_intervals_source():
+    """The text board's ``*`` (an interval widened by the posterior) reaches the CSV too."""
+    import os
+    import tempfile
+
+    from evaluate.report import write_report
+    from evaluate.tournament import run_tournament
+
+    result = run_tournament("meyer", ["doubter", "honest", "bluffer", "random"], games=100, seed=0, workers=1,
+                            progress=False)  # fmt: skip
+    lb = leaderboard(result.labels, result.records, bootstrap=100, seed=0)
+    assert lb.widened()  # this field widens some intervals (and not others)
+    with tempfile.TemporaryDirectory() as directory:
+        write_report(directory, result, lb)
+        with open(os.path.join(directory, "leaderboard.csv")) as handle:
+            rows = list(csv.DictReader(handle))
+    assert [r["interval_source"] for r in rows] == [r.interval_source for r in lb.rows]
+    assert {"bootstrap", "bootstrap+posterior"} == {r["interval_source"] for r in rows}
+    marked = [r["agent"] for r in rows if r["interval_source"] == "bootstrap+posterior"]
+    assert all(lb.rating_interval(r).endswith("*") == (r.label in marked) for r in lb.rows)

@@ -288,3 +288,73 @@ def test_the_main_job_keeps_an_outdated_store_aside_and_starts_afresh(tmp_path, 
     kept = [p for p in tmp_path.glob("syvere-*.sqlite")]
     assert len(kept) == 1 and len(rows(str(kept[0]))) == 3  # nothing lost
     assert "the old database is kept as" in capsys.readouterr().err
+
+
+def test_a_store_that_cannot_be_written_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    """A read-only store (its file or its medium) or a path SQLite cannot open: one line naming the
+    --db and SQLite's reason, exit 1 (the system refused), never a traceback."""
+    import evaluate.store as store_mod
+
+    db = str(tmp_path / "frozen.sqlite")
+    words = ["tournament", "meyer", "--agents", "doubter", "honest", "--games", "3", "--quiet", "--workers", "1"]
+    assert main([*words, "--db", db]) == 0
+    before = rows(db)
+    real = sqlite3.connect
+
+    def read_only(path, **kw):  # as a file the user may not write, or a read-only mount
+        if kw.get("uri"):  # the checks that only read
+            return real(path, **kw)
+        return real(f"file:{path}?mode=ro", uri=True, **kw)
+
+    monkeypatch.setattr(store_mod.sqlite3, "connect", read_only)
+    capsys.readouterr()
+    assert main([*words, "--games", "4", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"dice-envs: --db {db}: cannot write to it (") and "readonly" in err
+    assert len(err.strip().splitlines()) == 1
+    monkeypatch.undo()
+    assert rows(db) == before
+    dangling = tmp_path / "link.sqlite"
+    dangling.symlink_to(tmp_path / "no-such-dir" / "x.sqlite")
+    assert main([*words, "--db", str(dangling)]) == 1
+    assert "cannot write to it (unable to open database file)" in capsys.readouterr().err
+    assert main([*words, "--db", "/dev/null"]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_full_disk_midway_keeps_the_games_written_and_says_so_in_one_line(tmp_path):
+    """The file-size limit stands in for a full disk: SQLite's disk I/O error is reported, not hidden
+    behind a failed ROLLBACK, and what was committed before stays intact."""
+    import resource
+
+    db = tmp_path / "full.sqlite"
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600_000, 600_000))
+
+    proc = subprocess.run(_cli(str(db), 2000), cwd=ROOT, preexec_fn=limit, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr[-2000:]
+    assert f"--db {db}: cannot write to it (" in proc.stderr
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert 0 < conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] < 4000
+
+
+def test_games_another_run_stored_first_are_not_counted_as_stored_now(tmp_path, monkeypatch, capsys):
+    """Two runs at once on one file both play a game; only the first write counts, and the summary
+    says how many of this run's games the other had stored (both runs used to claim them all)."""
+    db = str(tmp_path / "m.sqlite")
+    first = run_tournament("meyer", ["doubter", "honest"], games=5, db=db, workers=1, progress=False)
+    assert first.played_now == first.stored_now == 10
+    # The other run's games arrive after this run looked for them: it plays them all again.
+    monkeypatch.setattr(ResultStore, "existing_keys", lambda self, seed, dice: set())
+    again = run_tournament("meyer", ["doubter", "honest"], games=6, db=db, workers=1, progress=False)
+    assert (again.played_now, again.stored_now) == (12, 2)
+    assert [r.log for r in again.records[:10]] == [r.log for r in first.records]
+    capsys.readouterr()
+    assert main(["tournament", "meyer", "--agents", "doubter", "honest", "--games", "6", "--db", db, "--quiet"]) == 0
+    assert "played 12 new games" in (out := capsys.readouterr().out)
+    assert "(12 of the new ones were stored first by another run on the same file)" in out
