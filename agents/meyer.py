@@ -147,6 +147,10 @@ class MeyerAgent(Agent):
         i = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
         return support[min(i, len(support) - 1)]
 
+    def _reroll_repr(self) -> str:
+        """``, reroll=False`` when the blind reroll is turned off (the default is not shown)."""
+        return "" if self.reroll else ", reroll=False"
+
     def _rerolls(self, own: int, action_mask: np.ndarray) -> bool:
         """Whether to make the blind reroll: allowed, wanted, and the own dice not a legal claim."""
         return bool(
@@ -219,7 +223,7 @@ class HonestAgent(MeyerAgent):
         return self.game.probability_at_least[self.claim_to_beat(observation)] < self.doubt_below
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(doubt_below={self.doubt_below})"
+        return f"{type(self).__name__}(doubt_below={self.doubt_below}{self._reroll_repr()})"
 
 
 class BlufferAgent(HonestAgent):
@@ -263,7 +267,10 @@ class BlufferAgent(HonestAgent):
         return distribution
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(lie_probability={self.lie_probability}, doubt_below={self.doubt_below})"
+        return (
+            f"{type(self).__name__}(lie_probability={self.lie_probability}, doubt_below={self.doubt_below}"
+            f"{self._reroll_repr()})"
+        )
 
 
 class BayesianDoubter(MeyerAgent):
@@ -538,8 +545,11 @@ class BayesianDoubter(MeyerAgent):
 
     def __repr__(self) -> str:
         if self.rule == "posterior":
-            return f"{type(self).__name__}(rule='posterior', threshold={self.threshold}, lie_prior={self.lie_prior})"
-        return f"{type(self).__name__}(lie_prior={self.lie_prior})"
+            return (
+                f"{type(self).__name__}(rule='posterior', threshold={self.threshold}, lie_prior={self.lie_prior}"
+                f"{self._reroll_repr()})"
+            )
+        return f"{type(self).__name__}(lie_prior={self.lie_prior}{self._reroll_repr()})"
 
 
 __all__ = ["BayesianDoubter", "BlufferAgent", "HonestAgent", "MeyerAgent"]

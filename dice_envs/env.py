@@ -352,7 +352,8 @@ class DiceGameEnv(AECEnv):
 
     def information_state_string(self, agent: str) -> str:
         """:meth:`information_state` as text, ``|`` between events, actions by their rule-book
-        strings: ``seat 1|roll 2 dice unseen|player_0: claim 31|player_1: doubt|revealed 31``."""
+        strings and dice as the rules write them (Meyer's high die first, ME-2):
+        ``seat 1|roll 2 dice unseen|player_0: claim 31|player_1: doubt|revealed 31``."""
         fields = []
         for event, state in self._information_events(agent, "information_state_string"):
             kind = event[0]
@@ -360,9 +361,9 @@ class DiceGameEnv(AECEnv):
                 fields.append(f"seat {event[1]}")
             elif kind == "chance":
                 seen = isinstance(event[1], tuple)
-                fields.append(f"roll {dice_mod.to_string(event[1])}" if seen else f"roll {event[1]} dice unseen")
+                fields.append(f"roll {self.game.roll_to_string(event[1])}" if seen else f"roll {event[1]} dice unseen")
             elif kind == "revealed":
-                fields.append(f"revealed {dice_mod.to_string(event[1])}")
+                fields.append(f"revealed {self.game.roll_to_string(event[1])}")
             else:
                 fields.append(f"player_{event[1]}: {self.game.action_to_string(state, event[2])}")
         return "|".join(fields)

@@ -13,6 +13,8 @@ command line names the extra whenever a missing package stops a command, rather 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -109,10 +111,17 @@ def import_own(name: str) -> ModuleType:
     top = name.split(".")[0]
     if top not in OWN_PACKAGES:
         raise ValueError(f"{top!r} is not a package of dice-envs; they are {', '.join(OWN_PACKAGES)}")
-    module = importlib.import_module(top)
-    where = getattr(module, "__file__", None)
+    # Found without being run: a user's train.py in the way is named, not executed.
+    module = sys.modules.get(top)
+    if module is not None:
+        where, is_package = getattr(module, "__file__", None), hasattr(module, "__path__")
+    else:
+        spec = importlib.util.find_spec(top)
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {top!r}", name=top)
+        where, is_package = spec.origin, spec.submodule_search_locations is not None
     root = Path(__file__).resolve().parent.parent  # the directory holding dice_envs and its siblings
-    if not (hasattr(module, "__path__") and where and Path(where).resolve().parent.parent == root):
+    if not (is_package and where and Path(where).resolve().parent.parent == root):
         raise ImportError(
             f"dice-envs' package {top!r} is hidden by {where or repr(module)}, which comes first on "
             "sys.path (often a file in the working directory): rename it, or run from another directory",

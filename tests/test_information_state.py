@@ -65,7 +65,7 @@ def test_a_hidden_roll_is_a_count_for_the_others_and_the_dice_for_the_roller():
     """ME-3 (only the roller sees the dice), ME-4 (a doubt shows them to all), ME-8 (no observation
     holds dice a player has not seen), read through the information state."""
     env = env_module("meyer").raw_env(num_players=2, lives=2)
-    env.reset(seed=5)
+    env.reset(seed=6)  # the cup holds 3 and 4
     roller, other = env.agent_selection, [a for a in env.agents if a != env.agent_selection][0]
     cup = env.game_state.cup
     assert env.information_state(roller) == (("seat", 0), ("chance", cup))
@@ -76,9 +76,12 @@ def test_a_hidden_roll_is_a_count_for_the_others_and_the_dice_for_the_roller():
     env.step(meyer.DOUBT)
     assert ("revealed", cup) in env.information_state(other)
     text = env.information_state_string(other)
-    assert "player_0: claim 32|player_1: doubt|revealed" in text
+    # Dice by their ME-2 names, high die first, as the claims are: the roller saw the same name.
+    name = env.game.roll_to_string(cup)
+    assert name == "43" and "player_0: claim 32|player_1: doubt|revealed 43|" in text
+    assert env.information_state_string(roller).startswith(f"seat 0|roll {name}|")
     # The same public play over other dice: the other seat's state differs only after the reveal.
-    for seed in range(6, 40):
+    for seed in range(7, 40):
         env2 = env_module("meyer").raw_env(num_players=2, lives=2)
         env2.reset(seed=seed)
         if env2.game_state.cup != cup:

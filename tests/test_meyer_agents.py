@@ -374,3 +374,15 @@ def test_doubter_strength_5000_games(opponent, low, high):
     rate, lower, upper = result.records[0].win_rate()
     print(result.table())
     assert low < lower and upper <= high, result.table()
+
+
+def test_repr_tells_a_turned_off_blind_reroll_apart():
+    """``bluffer:reroll=false`` plays otherwise under ``blind_reroll``: it must not print as ``bluffer``."""
+    import agents
+
+    g = meyer.Game(blind_reroll=True)
+    for spec in ("honest", "bluffer", "doubter", "doubter:rule=posterior"):
+        on = repr(agents.make_agent(g, spec, seed=0))
+        sep = "," if ":" in spec else ":"
+        off = repr(agents.make_agent(g, f"{spec}{sep}reroll=false", seed=0))
+        assert "reroll" not in on and off == on[:-1] + ", reroll=False)"

@@ -205,3 +205,20 @@ def test_bad_options_and_baselines_leave_no_run_directory(tmp_path, words, messa
     run = tmp_path / "run"
     refused(["meyer", *words, "--run-dir", str(run), "--timesteps", "64"], message)
     assert not run.exists()
+
+
+def test_a_toml_config_reads_with_the_tomli_backport_where_tomllib_is_missing(tmp_path, monkeypatch):
+    """Python 3.10 has no tomllib; pyproject declares tomli for it, and the reader falls back to it."""
+    import sys
+    import tomllib
+
+    from train.config import read_config_file
+
+    path = tmp_path / "run.toml"
+    path.write_text("timesteps = 5000\nseed = 3\n")
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib now fails, as on 3.10
+    monkeypatch.setitem(sys.modules, "tomli", tomllib)  # the backport has the same API
+    assert read_config_file(str(path)) == {"timesteps": 5000, "seed": 3}
+    monkeypatch.setitem(sys.modules, "tomli", None)
+    with pytest.raises(ValueError, match="cannot be read: .*tomli"):
+        read_config_file(str(path))

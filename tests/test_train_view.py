@@ -355,10 +355,11 @@ def test_a_module_of_the_users_that_hides_ours_is_named(tmp_path, name):
     import subprocess
     import sys
 
-    (tmp_path / f"{name}.py").write_text("x = 1\n")
+    (tmp_path / f"{name}.py").write_text("print('the user module ran')\nx = 1\n")
     code = "import gymnasium, dice_envs\ngymnasium.make('dice/Meyer-v0', opponents='honest').reset(seed=0)\n"
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
+    assert "ran" not in done.stdout  # named without being run (a script would have run twice)
     assert done.stderr.strip().splitlines()[-1] == (
         f"ImportError: dice-envs' package '{name}' is hidden by {tmp_path.resolve() / name}.py, which comes "
         "first on sys.path (often a file in the working directory): rename it, or run from another directory"

@@ -173,7 +173,10 @@ def read_config_file(path: str) -> dict[str, Any]:
         raise ValueError(f"config file {path!r} does not exist")
     try:
         if path.endswith(".toml"):
-            import tomllib
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10: the tomli backport, a dependency there
+                import tomli as tomllib
 
             with open(path, "rb") as f:
                 data = tomllib.load(f)
