@@ -17,11 +17,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# Every extra whose tests run by default: training (torch), solvers, reports, development.
+# Every extra whose tests run by default: training (torch), solvers, reports, OpenSpiel, development.
 # torch is installed first from the pin, so the [train] extra's range is already met.
 $(VENV)/.dev: $(PY) pyproject.toml Makefile
 	$(PY) -m pip install --quiet $(TORCH)
-	$(PY) -m pip install --quiet -e ".[train,solve,report,dev]"
+	$(PY) -m pip install --quiet -e ".[train,solve,report,openspiel,dev]"
 	touch $@
 
 # The main job: a short self-play training run of each game, then a tournament per game of the new

@@ -66,6 +66,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from dice_envs import dice as dice_mod
+from dice_envs.information import information_events, information_string
 from dice_envs.games.base import Game, check_int
 
 ILLEGAL_ACTION_REWARD = -1.0
@@ -354,19 +355,7 @@ class DiceGameEnv(AECEnv):
         """:meth:`information_state` as text, ``|`` between events, actions by their rule-book
         strings and dice as the rules write them (Meyer's high die first, ME-2):
         ``seat 1|roll 2 dice unseen|player_0: claim 31|player_1: doubt|revealed 31``."""
-        fields = []
-        for event, state in self._information_events(agent, "information_state_string"):
-            kind = event[0]
-            if kind == "seat":
-                fields.append(f"seat {event[1]}")
-            elif kind == "chance":
-                seen = isinstance(event[1], tuple)
-                fields.append(f"roll {self.game.roll_to_string(event[1])}" if seen else f"roll {event[1]} dice unseen")
-            elif kind == "revealed":
-                fields.append(f"revealed {self.game.roll_to_string(event[1])}")
-            else:
-                fields.append(f"player_{event[1]}: {self.game.action_to_string(state, event[2])}")
-        return "|".join(fields)
+        return information_string(self.game, self._information_events(agent, "information_state_string"))
 
     def _information_events(self, agent: str, call: str):
         """Yield ``(event, state before it)`` of :meth:`information_state`, replaying the game."""
@@ -375,22 +364,7 @@ class DiceGameEnv(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
         if self.game_state is None:
             raise self._not_playing(f"{call}({agent!r})")
-        game = self.game
-        state = game.initial_state()
-        yield ("seat", seat), state
-        for event in self.history:
-            if event[0] == "chance":
-                _, roll, seen_by = event
-                roll = tuple(int(d) for d in roll)
-                yield ("chance", roll if seen_by is None or seat in seen_by else len(roll)), state
-                state = game.apply_chance(state, roll)
-            else:
-                _, actor, action, _ = event
-                yield ("action", actor, action), state
-                shown = game.revealed(state, action)
-                if shown is not None:
-                    yield ("revealed", tuple(int(d) for d in shown)), state
-                state = game.apply_action(state, action)
+        return information_events(self.game, seat, self.history)
 
     @property
     def log_lines(self) -> list[str]:

@@ -33,6 +33,8 @@ EXTRA_OF: dict[str, str] = {
     "rich": "report",
     "matplotlib": "report",
     "ray": "ray",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
     "pytest": "dev",
     "hypothesis": "dev",
     "pygame": "dev",

@@ -180,7 +180,8 @@ def _type_of_value(value: Any) -> Any:
     return type(value)
 
 
-def _game_class(game: str):
+def game_class(game: str):
+    """The rules engine class of a game, by short name (``"syvere"``) or registry id."""
     from dice_envs.registry import env_module
 
     return env_module(game).raw_env.game_class
@@ -192,12 +193,12 @@ def option_types(game: str) -> dict[str, Any]:
     >>> option_types("syvere")["max_rolls"], option_types("meyer")["lille_meyer"]
     (<class 'int'>, <class 'bool'>)
     """
-    game_class = _game_class(game)
-    result = declared_types(game_class.__init__)
+    engine_class = game_class(game)
+    result = declared_types(engine_class.__init__)
     # Engines that take **options (a preset's table) list them on a default instance; a value
     # that is None in some preset and set in another makes the type optional.
-    table = getattr(game_class(), "options", {}) or {}
-    presets = getattr(inspect.getmodule(game_class), "PRESETS", {}) or {}
+    table = getattr(engine_class(), "options", {}) or {}
+    presets = getattr(inspect.getmodule(engine_class), "PRESETS", {}) or {}
     for name, value in table.items():
         if name in result:
             continue
@@ -210,10 +211,10 @@ def option_types(game: str) -> dict[str, Any]:
 
 def option_defaults(game: str) -> dict[str, Any]:
     """The default value of every option of a game (with its default preset, if it has one)."""
-    game_class = _game_class(game)
-    params = inspect.signature(game_class.__init__).parameters.values()
+    engine_class = game_class(game)
+    params = inspect.signature(engine_class.__init__).parameters.values()
     defaults = {p.name: p.default for p in params if p.name != "self" and p.default is not p.empty}
-    defaults.update(getattr(game_class(), "options", {}) or {})
+    defaults.update(getattr(engine_class(), "options", {}) or {})
     return defaults
 
 
@@ -277,7 +278,7 @@ def check_game_options(game: str, options: dict, refused: str | None = None) -> 
         try:
             from dice_envs.env import check_options
 
-            check_options(_game_class(game), options, extras=())
+            check_options(game_class(game), options, extras=())
         except TypeError:  # an adapter without the extras argument: fall through to our message
             pass
         listed = ", ".join(known)

@@ -55,6 +55,7 @@ import numpy as np
 
 from dice_envs import dice as dice_mod
 from dice_envs.cli import CommandFailed
+from dice_envs.options import game_class
 
 DICE_MODES = ("common", "independent")
 #: The default cap on one game's decisions (``--max-decisions``): a game not over by then stops the
@@ -150,13 +151,6 @@ def agent_fingerprint(agent) -> str | None:
 
 
 # -- games and options --------------------------------------------------------------------------
-def game_class(game_name: str):
-    """The rules engine class of a game, by short name (``"syvere"``)."""
-    from dice_envs.registry import env_module
-
-    return env_module(game_name).raw_env.game_class
-
-
 def env_id(game_name: str) -> str:
     """The registry id of a game's env (its version included), by short name."""
     from dice_envs import registry

@@ -47,7 +47,8 @@ def test_every_optional_package_of_pyproject_has_its_extra():
     for extra, requirements in project["optional-dependencies"].items():
         for requirement in requirements:
             name = requirement.split(";")[0].split("[")[0].split("=")[0].split(">")[0].split("<")[0].strip()
-            module = {"stable-baselines3": "stable_baselines3", "sb3-contrib": "sb3_contrib", "pygame-ce": "pygame"}.get(name, name)
+            module = {"stable-baselines3": "stable_baselines3", "sb3-contrib": "sb3_contrib", "pygame-ce": "pygame",
+                      "open-spiel": "open_spiel"}.get(name, name)
             if module == "tomli":  # only for Python < 3.11, imported under another name
                 continue
             assert module in EXTRA_OF, f"{name} of [{extra}] is not in dice_envs.extras.EXTRA_OF"
@@ -187,4 +188,14 @@ def test_a_checkpoint_path_is_checked_before_safetensors_is_needed(tmp_path):
     assert proc.stderr.strip() == (
         "dice-envs: checkpoint 'agents/trained/meyer' needs the package 'safetensors', which is not installed: "
         "pip install 'dice-envs[train]'"
+    )
+
+
+def test_the_openspiel_games_without_open_spiel_name_the_extra():
+    code = BLOCKER.replace("from dice_envs import cli\nsys.exit(cli.main(sys.argv[2:]))\n", "import dice_envs.openspiel\n")
+    proc = subprocess.run([sys.executable, "-c", code, "pyspiel,open_spiel"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "dice_envs.extras.NotInstalled: dice_envs.openspiel (the games for OpenSpiel) needs the package 'pyspiel', "
+        "which is not installed: pip install 'dice-envs[openspiel]'"
     )

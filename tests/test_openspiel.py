@@ -1,0 +1,166 @@
+"""The OpenSpiel adapter (dice_envs.openspiel): pyspiel's own checks, exact chance, and the same
+games, information states and returns as the PettingZoo env (C-3, ME-2, ME-3, ME-4, TT-9, TT-10)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from dice_envs import openspiel as dos  # noqa: E402  (after the skip: needs the [openspiel] extra)
+from dice_envs.registry import env_module  # noqa: E402
+
+SMALL = {
+    "syvere": "python_dice_syvere(num_players=3,elimination=30)",
+    "tenthousand": "python_dice_tenthousand(target=1000,opening=300)",
+    "tenthousand_no": "python_dice_tenthousand_no(num_players=3,target=1500)",
+    "tenthousand_farkle": "python_dice_tenthousand_farkle(target=1500,exact_target=true)",
+    "meyer": "python_dice_meyer(num_players=3,lives=2,blind_reroll=true)",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(SMALL))
+def test_pyspiels_own_random_simulation_check_passes(variant):
+    """pyspiel.random_sim_test plays games and checks legal actions, chance probabilities summing
+    to 1, cloning, returns at the end and (with serialize) a state rebuilt from its history."""
+    game = pyspiel.load_game(SMALL[variant])
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_the_games_are_registered_with_the_engines_facts():
+    names = set(pyspiel.registered_names())
+    assert {dos.short_name(v) for v in dos.VARIANTS} <= names
+    meyer = pyspiel.load_game("python_dice_meyer")
+    assert meyer.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert meyer.num_distinct_actions() == env_module("meyer").raw_env().action_space("player_0").n == 24
+    assert meyer.max_chance_outcomes() == 21 and meyer.num_players() == 2
+    assert (meyer.min_utility(), meyer.max_utility(), meyer.utility_sum()) == (-1.0, 1.0, 0.0)
+    syvere = pyspiel.load_game("python_dice_syvere(num_players=8)")
+    assert syvere.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert syvere.num_players() == 8 and syvere.max_chance_outcomes() == 462  # C(11, 6) rolls of six dice
+    assert syvere.get_parameters()["max_rolls"] == 3
+
+
+def test_each_10000_preset_is_a_game_with_its_values_as_defaults():
+    from dice_envs.games.tenthousand import PRESETS
+    from evaluate.tournament import effective_options
+
+    for variant, preset in (("tenthousand", "dk"), ("tenthousand_no", "no"), ("tenthousand_farkle", "farkle")):
+        game = pyspiel.load_game(dos.short_name(variant))
+        params = game.get_parameters()
+        assert {k: params[k] for k in PRESETS[preset]} == PRESETS[preset]
+        assert effective_options("tenthousand", game.engine) == effective_options(
+            "tenthousand", env_module("tenthousand").raw_env(preset=preset).game
+        )
+    # TT-9 as the env reads it: a smaller target lowers the preset's opening, a given one above it is refused
+    assert pyspiel.load_game("python_dice_tenthousand(target=500)").engine.opening == 500
+    with pytest.raises(Exception, match="python_dice_tenthousand: opening 800 is above the target 500"):
+        pyspiel.load_game("python_dice_tenthousand(target=500,opening=800)")
+    with pytest.raises(Exception, match="Unknown parameter 'preset'"):
+        pyspiel.load_game("python_dice_tenthousand(preset=no)")
+
+
+def test_chance_is_exact_and_named_as_the_rules_name_rolls():
+    game = pyspiel.load_game("python_dice_meyer")
+    state = game.new_initial_state()
+    outcomes = dict(state.chance_outcomes())
+    assert len(outcomes) == 21 and sum(outcomes.values()) == pytest.approx(1.0, abs=1e-12)
+    assert outcomes[dos.chance_action((1, 1))] == 1 / 36 and outcomes[dos.chance_action((2, 1))] == 1 / 18
+    assert dos.roll_of(2, dos.chance_action((2, 1))) == (1, 2)
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, dos.chance_action((1, 2))) == "roll 21"  # ME-2
+    syvere = pyspiel.load_game("python_dice_syvere").new_initial_state()
+    probabilities = dict(syvere.chance_outcomes())
+    assert len(probabilities) == 462
+    # six 1s: (1/6)^6; 123456: 6!/6^6
+    assert probabilities[dos.chance_action((1,) * 6)] == pytest.approx(float(Fraction(1, 6**6)), rel=1e-12)
+    assert probabilities[dos.chance_action((1, 2, 3, 4, 5, 6))] == pytest.approx(float(Fraction(720, 6**6)), rel=1e-12)
+    with pytest.raises(ValueError, match="chance action 21 is not a roll of 2 dice"):
+        dos.roll_of(2, 21)
+
+
+@pytest.mark.parametrize("game_name,options", [("meyer", {"num_players": 3, "lives": 2, "blind_reroll": True}),
+                                               ("syvere", {"num_players": 3}),
+                                               ("tenthousand", {"preset": "no", "target": 2000})])  # fmt: skip
+def test_a_game_of_the_env_replays_in_openspiel_with_the_same_views_and_returns(game_name, options):
+    """The env's game (its rolls and moves) replayed as OpenSpiel actions: every information state
+    string equals the env's (ME-3: a roll hidden from the others), the observation tensor is the
+    env's observation, and the returns are the env's C-3 returns."""
+    env = env_module(game_name).raw_env(**options)
+    env.reset(seed=7)
+    rng = np.random.default_rng(3)
+    views = []
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        observation = env.observe(agent)
+        views.append((len(env.history), int(agent.split("_")[1]), observation["observation"].copy()))
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    variant = "tenthousand_no" if game_name == "tenthousand" else game_name
+    params = {k: v for k, v in options.items() if k != "preset"}
+    game = pyspiel.load_game(dos.short_name(variant), params)
+    state = game.new_initial_state()
+    at = {}
+    for i, event in enumerate(env.history):
+        for n, seat, observation in views:
+            if n == i:
+                assert state.current_player() == seat
+                assert np.array_equal(state.observation_tensor(seat), observation.astype(np.float32))
+        if event[0] == "chance":
+            assert state.is_chance_node()
+            action = dos.chance_action(event[1])
+            assert action in dict(state.chance_outcomes())
+        else:
+            action = event[2]
+            assert action in state.legal_actions()
+        state.apply_action(action)
+        at[i] = state.clone()
+    assert state.is_terminal()
+    assert state.returns() == list(env.game.returns(env.game_state))
+    for seat, agent in enumerate(env.possible_agents):
+        assert state.information_state_string(seat) == env.information_state_string(agent)
+    if game_name == "meyer":
+        seen = state.information_state_string(1)
+        assert "dice unseen" in seen and "revealed" in seen
+
+
+def test_a_game_past_the_length_cap_raises_instead_of_inventing_a_result(monkeypatch):
+    monkeypatch.setattr(dos, "MAX_GAME_LENGTH", 50)
+    game = pyspiel.load_game("python_dice_meyer")
+    state = game.new_initial_state()
+    with pytest.raises(RuntimeError, match="not over after 50 actions"):
+        for _ in range(60):  # "21" claimed and believed for ever (claim_rule=at_least)
+            if state.is_chance_node():
+                state.apply_action(dos.chance_action((1, 2)))
+            else:
+                legal = state.legal_actions()
+                names = {state.action_to_string(state.current_player(), a): a for a in legal}
+                state.apply_action(names.get("believe", names.get("claim 21")))
+
+
+def test_openspiels_algorithms_run_on_meyer():
+    """Outcome-sampling MCCFR learns from the information state strings and gives a policy over the
+    legal actions; rl_environment steps a game on the observation tensors."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = pyspiel.load_game("python_dice_meyer(lives=1,claim_rule=higher)")
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    np.random.seed(0)
+    for _ in range(200):
+        solver.iteration()
+    policy = solver.average_policy()
+    state = game.new_initial_state()
+    state.apply_action(dos.chance_action((5, 4)))
+    probabilities = policy.action_probabilities(state)
+    assert set(probabilities) == set(state.legal_actions()) and sum(probabilities.values()) == pytest.approx(1.0)
+    env = rl_environment.Environment(game, observation_type=rl_environment.ObservationType.OBSERVATION)
+    step = env.reset()
+    while not step.last():
+        player = step.observations["current_player"]
+        step = env.step([step.observations["legal_actions"][player][0]])
+    assert sorted(step.rewards) == [-1.0, 1.0]
