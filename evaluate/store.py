@@ -47,7 +47,11 @@ BUSY_TIMEOUT_MS = 60_000
 
 class StoreUnwritable(OSError):
     """The results store cannot be written: a read-only file or medium, a full disk, an I/O error
-    (an ``OSError``: the command line exits with 1 and this one line)."""
+    (an ``OSError``: the command line exits with 1 and this one line). ``reason`` is SQLite's."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason
 
 
 @contextlib.contextmanager
@@ -57,7 +61,7 @@ def _sqlite_errors(path: str):
     try:
         yield
     except sqlite3.OperationalError as exc:
-        raise StoreUnwritable(f"--db {path}: cannot write to it ({exc})") from None
+        raise StoreUnwritable(f"--db {path}: cannot write to it ({exc})", reason=str(exc)) from None
 
 
 @contextlib.contextmanager
@@ -141,6 +145,29 @@ def _uri(path: str, mode: str) -> str:
     return f"file:{quoted}?mode={mode}"
 
 
+def _connect_to_read(path: str) -> sqlite3.Connection:
+    """A connection that reads ``path`` and never creates it.
+
+    Read-write but not create, and only read: a read-only connection to a WAL database would leave
+    -wal and -shm files behind, while this one removes them on close as SQLite does (and SQLite
+    opens a write-protected file read-only by itself). On read-only media, where not even the -shm
+    file can be made, the file is read as immutable: a store is closed cleanly by its runs, so
+    nothing of it waits in a -wal file.
+    """
+    try:
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc):
+            raise
+    return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
+
+
 def _check_existing(path: str, expected: dict[str, str]) -> None:
     """Refuse a file that is not a results store of this setting, touching nothing."""
     what = f"--db {path}"
@@ -155,10 +182,8 @@ def _check_existing(path: str, expected: dict[str, str]) -> None:
         return  # an empty file is an empty SQLite database (another run may just have made it)
     if header != b"SQLite format 3\x00":
         raise ValueError(f"{what} is not a dice-envs results database (not an SQLite file)")
-    # Read-write but not create, and only read: a read-only connection to a WAL database would
-    # leave -wal and -shm files behind, while this one removes them on close as SQLite does.
     try:
-        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = _connect_to_read(path)
     except sqlite3.Error as exc:
         raise ValueError(f"{what}: cannot open it ({exc})") from None
     try:
@@ -220,9 +245,11 @@ def _expected(game: str, env_id: str, options: dict) -> dict[str, str]:
 class ResultStore:
     """A results store on one SQLite file (see the module docstring)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str):
+    def __init__(self, conn: sqlite3.Connection, path: str, read_only: str | None = None):
         self.conn = conn
         self.path = path
+        #: why the store cannot be written (SQLite's words), or None: see :meth:`open_read_only`.
+        self.read_only = read_only
 
     @classmethod
     def check(cls, path: str, game: str, env_id: str, options: dict) -> None:
@@ -289,6 +316,33 @@ class ResultStore:
         return cls(conn, path)
 
     @classmethod
+    def open_read_only(cls, path: str, game: str, env_id: str, options: dict, reason: str) -> "ResultStore":
+        """Open an existing store of this setting that cannot be written (a write-protected file,
+        read-only media), to read the games it holds: a tournament whose games are all stored
+        prints its board from it. ``reason`` says why it cannot be written.
+
+        Raises:
+            ValueError: it is not this setting's store.
+        """
+        expected = _expected(game, env_id, options)
+        _check_existing(path, expected)
+        store = cls.open_existing(path)
+        store.read_only = reason
+        if {k: v for k, v in store.conn.execute("SELECT key, value FROM meta")} != expected:
+            store.close()
+            raise ValueError(f"--db {path} holds another setting (it may be empty)")
+        return store
+
+    def refuse_writes(self, what: str) -> None:
+        """Raise :class:`StoreUnwritable` if this store is read-only, saying ``what`` needed a write."""
+        if self.read_only is not None:
+            raise StoreUnwritable(
+                f"--db {self.path} cannot be written ({self.read_only}), and {what}: give a --db that "
+                "can be written (a copy of this one plays only what it lacks)",
+                reason=self.read_only,
+            )
+
+    @classmethod
     def open_existing(cls, path: str) -> "ResultStore":
         """Open a store to read it (``replay``, reports), whatever its setting."""
         if os.path.isdir(path):
@@ -300,7 +354,10 @@ class ResultStore:
         with open(path, "rb") as handle:
             if handle.read(16) != b"SQLite format 3\x00":
                 raise ValueError(f"{path} is not a dice-envs results database (not an SQLite file)")
-        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            conn = _connect_to_read(path)
+        except sqlite3.Error as exc:
+            raise ValueError(f"{path}: cannot open it ({exc})") from None
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             conn.execute("SELECT id FROM games LIMIT 1").fetchall()
@@ -387,7 +444,11 @@ class ResultStore:
         Raises:
             ValueError: a label already stored with another SPEC or another checkpoint file.
         """
-        with _transaction(self.conn, self.path):
+        if self.read_only is not None:
+            new = sorted(set(agents) - set(self.agents()))
+            if new:
+                self.refuse_writes(f"{', '.join(map(repr, new))} never played in it")
+        with _transaction(self.conn, self.path) if self.read_only is None else contextlib.nullcontext():
             stored = self.agents()
             for label, (spec, fp) in agents.items():
                 if label in stored:
@@ -426,6 +487,7 @@ class ResultStore:
         ]
         if not rows:
             return 0
+        self.refuse_writes(f"{len(rows)} games are to be stored")
         before = self.conn.total_changes
         with _transaction(self.conn, self.path):
             self.conn.executemany(

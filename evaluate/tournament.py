@@ -1057,7 +1057,16 @@ def run_tournament(
 
     store = None
     if db is not None:
-        store = ResultStore.open(db, *setting, create=True)
+        from evaluate.store import StoreUnwritable
+
+        try:
+            store = ResultStore.open(db, *setting, create=True)
+        except StoreUnwritable as exc:
+            if not os.path.isfile(db):
+                raise
+            # A store that cannot be written (frozen, on read-only media) still answers a run
+            # whose games it holds all; one that needs new games is refused before playing.
+            store = ResultStore.open_read_only(db, *setting, reason=exc.reason)
     try:
         if store is not None:
             store.register_agents(
@@ -1065,6 +1074,8 @@ def run_tournament(
             )
             have = store.existing_keys(seed, dice)
             missing = [t for t in tasks if t.key not in have]
+            if missing:
+                store.refuse_writes(f"{len(missing)} games of this tournament are not in it")
         else:
             missing = tasks
         stored_now = 0

@@ -308,10 +308,19 @@ def test_a_store_that_cannot_be_written_is_one_line_and_exit_1(tmp_path, monkeyp
 
     monkeypatch.setattr(store_mod.sqlite3, "connect", read_only)
     capsys.readouterr()
+    # Every game stored: the frozen store answers the run, which prints its board.
+    assert main([*words, "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "played 0 new games" in out and "6 were already stored" in out and "doubter" in out
+    # A game to play: refused before any is played, saying why.
     assert main([*words, "--games", "4", "--db", db]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"dice-envs: --db {db}: cannot write to it (") and "readonly" in err
-    assert len(err.strip().splitlines()) == 1
+    assert err == (
+        f"dice-envs: --db {db} cannot be written (attempt to write a readonly database), and 2 games of this "
+        "tournament are not in it: give a --db that can be written (a copy of this one plays only what it lacks)\n"
+    )
+    assert main([*words, "--agents", "bluffer", "honest", "--db", db]) == 1
+    assert "and 'bluffer' never played in it" in capsys.readouterr().err
     monkeypatch.undo()
     assert rows(db) == before
     dangling = tmp_path / "link.sqlite"
@@ -358,3 +367,30 @@ def test_games_another_run_stored_first_are_not_counted_as_stored_now(tmp_path, 
     assert main(["tournament", "meyer", "--agents", "doubter", "honest", "--games", "6", "--db", db, "--quiet"]) == 0
     assert "played 12 new games" in (out := capsys.readouterr().out)
     assert "(12 of the new ones were stored first by another run on the same file)" in out
+
+
+def test_a_store_on_read_only_media_is_read_by_replay_and_a_run_it_answers(tmp_path, capsys):
+    """Where not even SQLite's -shm file can be made (read-only media; here an immutable directory,
+    which needs root's CAP_LINUX_IMMUTABLE), the store is read as immutable."""
+    import shutil
+
+    if shutil.which("chattr") is None:
+        pytest.skip("no chattr")
+    frozen = tmp_path / "frozen"
+    frozen.mkdir()
+    db = str(frozen / "m.sqlite")
+    words = ["tournament", "meyer", "--agents", "doubter", "honest", "--games", "3", "--quiet", "--workers", "1"]
+    assert main([*words, "--db", db]) == 0
+    if subprocess.run(["chattr", "+i", db, str(frozen)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not permitted here")
+    try:
+        capsys.readouterr()
+        assert main(["replay", db, "1"]) == 0
+        assert capsys.readouterr().out.startswith(f"game 1 of {db}: dice/meyer-v0")
+        assert main([*words, "--db", db]) == 0
+        assert "6 were already stored" in capsys.readouterr().out
+        assert main([*words, "--games", "4", "--db", db]) == 1
+        assert "cannot be written (unable to open database file)" in capsys.readouterr().err
+        assert sorted(os.listdir(frozen)) == ["m.sqlite"]
+    finally:
+        subprocess.run(["chattr", "-i", db, str(frozen)], capture_output=True)
