@@ -74,8 +74,8 @@ def test_spawned_workers_build_it_from_the_spec(module_dir):
     tasks = schedule(specs, 2, games=2, seed=0)
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(1, initializer=_worker_init, initargs=("meyer", {}, specs, specs, None)) as pool:
-        records = pool.apply(_worker_play, (tasks,))
-    assert [r.task.key for r in records] == [t.key for t in tasks]
+        records, error = pool.apply(_worker_play, (tasks,))
+    assert error is None and [r.task.key for r in records] == [t.key for t in tasks]
 
 
 def test_the_command_line_finds_a_module_in_the_working_directory(tmp_path):
