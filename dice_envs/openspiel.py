@@ -1,13 +1,14 @@
-"""The three games as OpenSpiel games, for OpenSpiel's algorithms (MCCFR, NFSP, PSRO, MCTS, ...).
+"""The three games as OpenSpiel games, for OpenSpiel's algorithms.
 
 Importing this module registers ``python_dice_syvere``, ``python_dice_tenthousand`` (with
-``_no`` and ``_farkle`` for the other presets) and ``python_dice_meyer`` with ``pyspiel`` (the ``[openspiel]`` extra, Python 3.11 and later)::
+``_no`` and ``_farkle`` for the other presets) and ``python_dice_meyer`` with ``pyspiel`` (the
+``[openspiel]`` extra, Python 3.11 and later)::
 
     >>> import pyspiel
     >>> import dice_envs.openspiel
     >>> game = pyspiel.load_game("python_dice_meyer(lives=1,claim_rule=higher)")
     >>> game.num_players(), game.num_distinct_actions(), game.max_chance_outcomes()
-    (2, 24, 21)
+    (2, 24, 27)
     >>> state = game.new_initial_state()
     >>> state.is_chance_node(), len(state.chance_outcomes())
     (True, 21)
@@ -15,32 +16,47 @@ Importing this module registers ``python_dice_syvere``, ``python_dice_tenthousan
 Each state wraps an engine state (:mod:`dice_envs.games`), so the rules are the engine's, word for
 word. What maps to what:
 
-- **Parameters** are the engine's options, with their defaults (``pyspiel.load_game(
-  "python_dice_syvere(num_players=4,max_rolls=2)")``). 10 000 is registered once per preset, with
-  that preset's values as the defaults: ``python_dice_tenthousand`` (``dk``),
-  ``python_dice_tenthousand_no`` and ``python_dice_tenthousand_farkle``
-  (``"python_dice_tenthousand_no(target=5000,exact_target=true)"``).
+- **Parameters** are the engine's options with their defaults, but for the number of players,
+  which is ``players`` as in OpenSpiel (``pyspiel.load_game("python_dice_syvere(players=4,
+  max_rolls=2)")``). 10 000 is registered once per preset, with that preset's values as the
+  defaults: ``python_dice_tenthousand`` (``dk``), ``python_dice_tenthousand_no`` and
+  ``python_dice_tenthousand_farkle``. ``game.get_parameters()`` and ``str(game)`` give the values
+  the engine plays by: under a smaller ``target`` a preset's opening is lowered to it (TT-9, as
+  the env does), and they say so. pyspiel fills in every default before the game sees them, so an
+  opening given equal to the preset's is lowered too, where the env would refuse it.
 - **Actions** are the env's action ids (``num_distinct_actions`` is the env's ``Discrete`` size),
   written as the rules write them (``claim 43``, ``keep 15 bank``).
-- **Chance** is explicit: a roll of *k* dice is one chance action, the index of the sorted faces
-  among all sorted rolls of *k* dice (:func:`roll_of` and :func:`chance_action`), with its exact
-  probability; ``max_chance_outcomes`` is 462 (six dice) in Syvere and 10 000, 21 in Meyer.
+- **Chance** is explicit: a roll is one chance action whose id names its sorted faces whatever the
+  state (:func:`chance_action`, :func:`roll_of`: ids 0-5 are one die, 6-26 two dice, up to 922 for
+  six), with its exact probability; ``max_chance_outcomes`` is 923 in Syvere and 10 000, 27 in
+  Meyer (which rolls two dice), the ids a game can use.
 - **Returns** are C-3's: zero-sum, the winners share +1 and the losers -1, paid at the end.
 - **Information**: Meyer is an imperfect-information game (a roll is seen by its roller only,
   ME-3); Syvere and 10 000 are perfect-information games with chance. The information state
   string is the env's ``information_state_string`` (perfect recall: every roll as the player saw
   it, every action, every lifted cup); the observation tensor is the env's observation vector
-  (``observe(state, player)``), and its string that vector's numbers. No information-state tensor
-  is given (a perfect-recall history has no fixed size): algorithms that need one can use the
-  observation tensor (``rl_environment.Environment(game, observation_type=ObservationType.
-  OBSERVATION)``), which in Meyer is not perfect recall (see the README).
-- **Length**: ``max_game_length`` is a cap, not a bound of the rules (a Meyer round under
-  ``claim_rule="at_least"`` can last for ever, and so can a 10 000 game of players who never
-  bank): a game that reaches it raises ``RuntimeError`` rather than inventing a result.
+  (``observe(state, player)``, not perfect recall in Meyer: see the README), and its string that
+  vector's numbers. Observers honour OpenSpiel's observation types: without private information
+  (``private_info=NONE``, the public observation) a hidden roll is unseen for every seat; private
+  information of all players, or private without public, is refused. No information-state tensor
+  is given (a perfect-recall history has no fixed size): asking for one raises, and algorithms that
+  need a tensor use the observation (``rl_environment.Environment(game,
+  observation_type=ObservationType.OBSERVATION)``).
+- **Length**: ``max_game_length`` (decisions, chance left out) is a cap, not a bound of the rules:
+  a Meyer round under ``claim_rule="at_least"`` can last for ever, a Syvere turn whose dice all
+  pair up scores nothing and can come again, and 10 000 players can bust for ever. A game that
+  reaches the cap raises ``RuntimeError`` rather than inventing a result.
 
-Python games are slower than OpenSpiel's C++ games, as OpenSpiel says of its own: about
-a few thousand actions per second here, so sampling algorithms (outcome-sampling MCCFR, NFSP) suit
-these games, and full-tree ones (tabular CFR, ``get_all_states``) only tiny settings.
+Which of OpenSpiel's algorithms suit them (README, "As OpenSpiel games"): no tree here is small
+enough to enumerate (each is infinite, or far too large even for one-life Meyer under
+``claim_rule="higher"``), so ``TabularPolicy``, CFR, ``exploitability`` and ``expected_game_score``
+do not apply; the package's own exploitability tools (``dice-envs solve meyer``) do, for Meyer.
+Outcome- and external-sampling MCCFR learn Meyer, whose information states recur. In Syvere and
+10 000 an information state is the whole public history, which rarely recurs, so tabular methods
+do not generalise there; their long games also drive the product of chance probabilities below
+the smallest float, which leaves NaN in outcome-sampling MCCFR's tables. There, use the
+observation tensor (RL, NFSP, PSRO) or MCTS (a perfect-information search: in Meyer it would read
+the hidden cup). Python games are slower than OpenSpiel's C++ games, as OpenSpiel says of its own.
 """
 
 from __future__ import annotations
@@ -58,7 +74,7 @@ except ModuleNotFoundError as _exc:  # one line naming the extra, not a bare tra
 
     raise_missing(_exc, "dice_envs.openspiel (the games for OpenSpiel)")
 
-from dice_envs.information import information_events, information_string
+from dice_envs.information import event_text, step_events
 from dice_envs.options import game_class, option_defaults
 
 # The registered games: short name after "python_dice_" -> (game, 10 000 preset).
@@ -70,7 +86,7 @@ VARIANTS: dict[str, tuple[str, str | None]] = {
     "meyer": ("meyer", None),
 }
 MAX_DICE = {"syvere": 6, "tenthousand": 6, "meyer": 2}
-MAX_GAME_LENGTH = 100_000  # actions of the players and of chance: a cap, not a bound of the rules
+MAX_GAME_LENGTH = 100_000  # decisions: a cap, not a bound of the rules
 
 
 def short_name(variant: str) -> str:
@@ -80,32 +96,32 @@ def short_name(variant: str) -> str:
 
 @lru_cache(maxsize=None)
 def rolls(k: int) -> tuple[tuple[int, ...], ...]:
-    """Every roll of ``k`` dice as sorted faces, in order: the chance actions of a ``k``-dice roll."""
+    """Every roll of ``k`` dice as sorted faces, in order."""
     return tuple(itertools.combinations_with_replacement(range(1, 7), k))
 
 
-@lru_cache(maxsize=None)
-def _roll_index(k: int) -> dict[tuple[int, ...], int]:
-    return {roll: i for i, roll in enumerate(rolls(k))}
-
-
-def roll_of(k: int, action: int) -> tuple[int, ...]:
-    """The sorted faces of chance action ``action`` when ``k`` dice are rolled."""
-    table = rolls(k)
-    if not 0 <= action < len(table):
-        raise ValueError(f"chance action {action} is not a roll of {k} dice (0 .. {len(table) - 1})")
-    return table[action]
+#: The first chance id of a roll of k dice: 0 for one die, 6 for two, ... (923 ids in all).
+OFFSET = {k: sum(len(rolls(j)) for j in range(1, k)) for k in range(1, 8)}
+_ID_OF = {roll: OFFSET[k] + i for k in range(1, 7) for i, roll in enumerate(rolls(k))}
+_ROLL_OF = {i: roll for roll, i in _ID_OF.items()}
 
 
 def chance_action(dice) -> int:
-    """The chance action of a roll: ``chance_action((1, 2)) == 1``."""
-    roll = tuple(sorted(int(d) for d in dice))
-    return _roll_index(len(roll))[roll]
+    """The chance action of a roll, whatever the state: ``chance_action((2, 1)) == 7``."""
+    return _ID_OF[tuple(sorted(int(d) for d in dice))]
+
+
+def roll_of(action: int) -> tuple[int, ...]:
+    """The sorted faces of a chance action: ``roll_of(7) == (1, 2)``."""
+    try:
+        return _ROLL_OF[int(action)]
+    except KeyError:
+        raise ValueError(f"chance action {action} is not a roll (ids 0 .. {OFFSET[7] - 1})") from None
 
 
 def parameter_specification(variant: str) -> dict[str, Any]:
-    """A registered game's ``pyspiel`` parameters and their defaults: the engine's options, with
-    a 10 000 preset's values for its variant (the preset itself is not a parameter)."""
+    """A registered game's ``pyspiel`` parameters and their defaults: the engine's options
+    (``players`` for ``num_players``), with a 10 000 preset's values for its variant."""
     game, preset = VARIANTS[variant]
     defaults = option_defaults(game)
     if preset is not None:
@@ -113,7 +129,7 @@ def parameter_specification(variant: str) -> dict[str, Any]:
 
         defaults.pop("preset")
         defaults.update(PRESETS[preset])
-    return defaults
+    return {("players" if name == "num_players" else name): value for name, value in defaults.items()}
 
 
 def _game_type(variant: str) -> pyspiel.GameType:
@@ -139,39 +155,41 @@ def _game_type(variant: str) -> pyspiel.GameType:
 
 
 class DiceGame(pyspiel.Game):
-    """One of the three games as a ``pyspiel.Game``; its engine is :attr:`engine`."""
+    """One of the games as a ``pyspiel.Game``; its engine is :attr:`engine`."""
 
     variant = ""
     game_name = ""
 
     def __init__(self, params: dict | None = None):
         params = dict(params or {})
+        options = {("num_players" if k == "players" else k): v for k, v in params.items()}
         preset = VARIANTS[self.variant][1]
-        options = params
         if preset is not None:
-            # Only what differs from the preset, as the env takes it: so a smaller target lowers
-            # the preset's opening to it (TT-9) rather than refusing an opening the user never gave.
+            # What equals the preset's value is left to the preset, as the env takes options:
+            # so a smaller target lowers the preset's opening to it (TT-9).
             from dice_envs.games.tenthousand import PRESETS
 
             table = PRESETS[preset]
-            options = {k: v for k, v in params.items() if k not in table or v != table[k]}
+            options = {k: v for k, v in options.items() if k not in table or v != table[k]}
             options["preset"] = preset
         try:
             self.engine = game_class(self.game_name)(**options)
         except ValueError as exc:  # OpenSpiel's users see which game refused it
             raise ValueError(f"{short_name(self.variant)}: {exc}") from None
         engine = self.engine
+        # The parameters the engine plays by, for get_parameters() and str(game).
+        effective = {k: getattr(engine, "num_players" if k == "players" else k, v) for k, v in params.items()}
         info = pyspiel.GameInfo(
             num_distinct_actions=engine.num_actions,
-            max_chance_outcomes=len(rolls(MAX_DICE[self.game_name])),
+            max_chance_outcomes=OFFSET[MAX_DICE[self.game_name] + 1],
             num_players=engine.num_players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
             max_game_length=MAX_GAME_LENGTH,
         )
-        super().__init__(_GAME_TYPES[self.variant], info, params)
-        self._public_chance = type(engine).chance_seen_by is _base_chance_seen_by()
+        super().__init__(_GAME_TYPES[self.variant], info, effective)
+        self.public_chance = type(engine).chance_seen_by is _base_chance_seen_by()
 
     def new_initial_state(self) -> "DiceState":
         return DiceState(self)
@@ -179,8 +197,10 @@ class DiceGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None) -> "DiceObserver":
         if params:
             raise ValueError(f"{short_name(self.variant)} takes no observation parameters, got {params}")
-        perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return DiceObserver(self, perfect_recall)
+        return DiceObserver(self, iig_obs_type)
+
+    def __reduce__(self):  # pickled as pyspiel's own games are: by name and parameters
+        return pyspiel.load_game, (short_name(self.variant), self.get_parameters())
 
 
 def _base_chance_seen_by():
@@ -190,15 +210,18 @@ def _base_chance_seen_by():
 
 
 class DiceState(pyspiel.State):
-    """A ``pyspiel.State`` over an immutable engine state (:attr:`engine_state`), with the history
-    of events the information state is read from."""
+    """A ``pyspiel.State`` over an immutable engine state (:attr:`engine_state`); each seat's
+    information state grows with every action (as text, for a string in constant time)."""
 
     def __init__(self, game: DiceGame):
         super().__init__(game)
         self.engine = game.engine
-        self._public_chance = game._public_chance
+        self._public_chance = game.public_chance
         self.engine_state = self.engine.initial_state()
-        self.events: list[tuple] = []  # ("chance", dice, seen_by) / ("action", seat, action)
+        self.decisions = 0
+        n = self.engine.num_players
+        self._seen: list[list[str]] = [[f"seat {seat}"] for seat in range(n)]  # perfect recall, private
+        self._public: list[str] = []  # the same without private rolls (identical for every seat)
 
     # -- the pyspiel.State interface ----------------------------------------------------------
     def current_player(self) -> int:
@@ -217,30 +240,33 @@ class DiceState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         engine, state = self.engine, self.engine_state
-        if len(self.events) >= MAX_GAME_LENGTH:
-            raise RuntimeError(
-                f"{self.get_game()}: the game is not over after {MAX_GAME_LENGTH} actions "
-                "(max_game_length, a cap: see dice_envs.openspiel)"
-            )
         if engine.is_chance(state):
-            dice = roll_of(engine.num_dice_to_roll(state), int(action))
-            seen_by = None if self._public_chance else engine.chance_seen_by(state)
+            dice, k = roll_of(action), engine.num_dice_to_roll(state)
+            if len(dice) != k:
+                raise ValueError(f"chance action {action} rolls {len(dice)} dice; {k} are rolled here")
+            event: tuple = ("chance", dice, None if self._public_chance else engine.chance_seen_by(state))
             self.engine_state = engine.apply_chance(state, dice)
-            self.events.append(("chance", dice, seen_by))
         else:
-            seat = engine.current_player(state)
+            if self.decisions >= MAX_GAME_LENGTH:
+                raise RuntimeError(
+                    f"{self.get_game()}: the game is not over after {MAX_GAME_LENGTH} decisions "
+                    "(max_game_length, a cap: see dice_envs.openspiel)"
+                )
+            event = ("action", engine.current_player(state), int(action))
             self.engine_state = engine.apply_action(state, int(action))
-            self.events.append(("action", seat, int(action)))
+            self.decisions += 1
+        for seat, seen in enumerate(self._seen):
+            seen.extend(event_text(engine, e, state) for e in step_events(engine, seat, event, state))
+        self._public.extend(event_text(engine, e, state) for e in step_events(engine, 0, event, state, private=False))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        engine, state = self.engine, self.engine_state
         if player == pyspiel.PlayerId.CHANCE:
-            k = engine.num_dice_to_roll(state) if engine.is_chance(state) else None
-            if k:
-                return f"roll {engine.roll_to_string(roll_of(k, int(action)))}"
-            return f"chance {action}"
+            try:
+                return f"roll {self.engine.roll_to_string(roll_of(action))}"
+            except ValueError:
+                return f"chance {action}"
         try:
-            return engine.action_to_string(state, int(action))
+            return self.engine.action_to_string(self.engine_state, int(action))
         except ValueError:  # an action that is not legal here (pyspiel may ask of any id)
             return f"action {action}"
 
@@ -256,41 +282,87 @@ class DiceState(pyspiel.State):
         return self.engine.render(self.engine_state)
 
     # -- the views ------------------------------------------------------------------------------
-    def information_string(self, player: int) -> str:
-        """``player``'s perfect-recall information state, as ``env.information_state_string``."""
-        return information_string(self.engine, information_events(self.engine, player, self.events))
+    def information_string(self, player: int, private: bool = True) -> str:
+        """``player``'s perfect-recall information state, as ``env.information_state_string``;
+        with ``private`` false, the public one (no seat's hidden roll shown)."""
+        if private:
+            return "|".join(self._seen[player])
+        return "|".join([f"seat {player}", *self._public])
 
 
 class DiceObserver:
-    """OpenSpiel's observer interface: the observation vector, or the perfect-recall string."""
+    """OpenSpiel's observer interface (``open_spiel.python.observation``) over the engine's views."""
 
-    def __init__(self, game: DiceGame, perfect_recall: bool):
-        self.perfect_recall = perfect_recall
-        size = 0 if perfect_recall else len(game.engine.observation_low)
+    def __init__(self, game: DiceGame, iig_obs_type=None):
+        private_type = pyspiel.PrivateInfoType
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        name = short_name(game.variant)
+        if iig_obs_type.private_info == private_type.ALL_PLAYERS:
+            raise ValueError(f"{name}: no observation holds every player's private information")
+        if not iig_obs_type.public_info:
+            raise ValueError(f"{name}: no observation without the public information")
+        self.name = name
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.private = iig_obs_type.private_info == private_type.SINGLE_PLAYER
+        size = 0 if self.perfect_recall else len(game.engine.observation_low)
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: DiceState, player: int) -> None:
-        if not self.perfect_recall:
-            self.tensor[:] = state.engine.observe(state.engine_state, player)
+        if self.perfect_recall:
+            raise NotImplementedError(
+                f"{self.name}: no information-state tensor (a perfect-recall history has no fixed size); "
+                "use the information state string, or the observation tensor"
+            )
+        engine = state.engine
+        observe = engine.observe if self.private else engine.observe_public
+        self.tensor[:] = observe(state.engine_state, player)
 
     def string_from(self, state: DiceState, player: int) -> str:
         if self.perfect_recall:
-            return state.information_string(player)
-        values = state.engine.observe(state.engine_state, player)
+            return state.information_string(player, private=self.private)
+        engine = state.engine
+        values = (engine.observe if self.private else engine.observe_public)(state.engine_state, player)
         return f"seat {player}: " + " ".join(f"{v:g}" for v in values)
 
 
-def _make_class(variant: str) -> type[DiceGame]:
-    game = VARIANTS[variant][0]
-    name = "".join(part.capitalize() for part in variant.split("_")) + "Game"
-    return type(name, (DiceGame,), {"variant": variant, "game_name": game, "__doc__": DiceGame.__doc__})
+class SyvereGame(DiceGame):
+    """Syvere as a ``pyspiel.Game`` (``python_dice_syvere``)."""
+
+    variant = game_name = "syvere"
 
 
+class TenthousandGame(DiceGame):
+    """10 000, Danish rules by default, as a ``pyspiel.Game`` (``python_dice_tenthousand``)."""
+
+    variant, game_name = "tenthousand", "tenthousand"
+
+
+class TenthousandNoGame(DiceGame):
+    """10 000, Norwegian rules, as a ``pyspiel.Game`` (``python_dice_tenthousand_no``)."""
+
+    variant, game_name = "tenthousand_no", "tenthousand"
+
+
+class TenthousandFarkleGame(DiceGame):
+    """10 000, Farkle rules, as a ``pyspiel.Game`` (``python_dice_tenthousand_farkle``)."""
+
+    variant, game_name = "tenthousand_farkle", "tenthousand"
+
+
+class MeyerGame(DiceGame):
+    """Meyer as a ``pyspiel.Game`` (``python_dice_meyer``)."""
+
+    variant = game_name = "meyer"
+
+
+GAME_CLASSES: dict[str, type[DiceGame]] = {
+    cls.variant: cls for cls in (SyvereGame, TenthousandGame, TenthousandNoGame, TenthousandFarkleGame, MeyerGame)
+}
 _GAME_TYPES = {variant: _game_type(variant) for variant in VARIANTS}
-GAME_CLASSES = {variant: _make_class(variant) for variant in VARIANTS}
-for _variant in VARIANTS:
-    pyspiel.register_game(_GAME_TYPES[_variant], GAME_CLASSES[_variant])
+for _variant, _class in GAME_CLASSES.items():
+    pyspiel.register_game(_GAME_TYPES[_variant], _class)
 
-__all__ = ["DiceGame", "DiceObserver", "DiceState", "GAME_CLASSES", "VARIANTS", "chance_action", "roll_of", "rolls",
-           "short_name"]  # fmt: skip
+__all__ = ["DiceGame", "DiceObserver", "DiceState", "GAME_CLASSES", "OFFSET", "VARIANTS", "chance_action", "roll_of",
+           "rolls", "short_name"]  # fmt: skip

@@ -249,6 +249,12 @@ class Game(abc.ABC):
             ValueError: ``player`` is not a seat of this game (:func:`seat_index`).
         """
 
+    def observe_public(self, state, player: int) -> np.ndarray:
+        """:meth:`observe` without what only ``player`` may know: the same layout, with what is
+        private left as if unseen (OpenSpiel's public observation). Games whose rolls are all
+        public hide nothing, so this is :meth:`observe`."""
+        return self.observe(state, player)
+
     def render(self, state) -> str:
         """A human-readable picture of the table (unicode dice, totals, whose turn)."""
         return repr(state)

@@ -521,6 +521,11 @@ class Game(base.Game):
         )
         return np.concatenate(segments)
 
+    def observe_public(self, state: State, player: int) -> np.ndarray:
+        """The observation with the dice under the cup unseen, as after the blind reroll (the
+        ``own_*`` entries zero): what every seat knows of the table."""
+        return self.observe(state._replace(seen_by=-1), player)
+
     _CACHE_LIMIT = 50_000
 
     def _segment(self, cache: dict, key, build) -> np.ndarray:
