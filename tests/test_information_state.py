@@ -100,3 +100,20 @@ def test_every_roll_is_public_in_syvere_and_unknown_agents_are_refused():
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
         env.information_state("player_9")
     assert hash(states[0]) == hash(env.information_state("player_0"))
+
+
+def test_the_public_observation_hides_the_cup_from_its_roller_too():
+    """ME-3/ME-8: observe_public is what every seat knows of the table: the roller's view with the
+    dice under the cup unseen; games whose rolls are all public give observe itself."""
+    game = meyer.Game(num_players=3)
+    state = game.apply_chance(game.initial_state(), (5, 4))
+    roller = game.current_player(state)
+    own, public = game.observe(state, roller), game.observe_public(state, roller)
+    assert not np.array_equal(own, public)
+    assert np.array_equal(public, game.observe(state._replace(seen_by=-1), roller))
+    for seat in range(3):  # the others never saw the dice: their public view is their view
+        if seat != roller:
+            assert np.array_equal(game.observe_public(state, seat), game.observe(state, seat))
+    syvere = env_module("syvere").raw_env(num_players=2).game
+    s = syvere.apply_chance(syvere.initial_state(), (1, 2, 3, 4, 5, 6))
+    assert np.array_equal(syvere.observe_public(s, 0), syvere.observe(s, 0))
