@@ -154,6 +154,23 @@ def _game_type(variant: str) -> pyspiel.GameType:
     )
 
 
+_CONVERTED: dict[int, tuple[tuple, list[tuple[int, float]]]] = {}
+
+
+def _converted(outcomes: tuple) -> list[tuple[int, float]]:
+    """An engine's exact outcomes as OpenSpiel's ``(chance id, probability)`` pairs. The engines
+    hand out one cached tuple per number of dice, so the conversion is kept by that tuple (held
+    here, so that its id is not reused while kept)."""
+    hit = _CONVERTED.get(id(outcomes))
+    if hit is not None and hit[0] is outcomes:
+        return hit[1]
+    if len(_CONVERTED) >= 64:
+        _CONVERTED.clear()
+    converted = [(chance_action(dice), float(p)) for dice, p in outcomes]
+    _CONVERTED[id(outcomes)] = (outcomes, converted)
+    return converted
+
+
 class DiceGame(pyspiel.Game):
     """One of the games as a ``pyspiel.Game``; its engine is :attr:`engine`."""
 
@@ -236,7 +253,7 @@ class DiceState(pyspiel.State):
         return sorted(int(a) for a in self.engine.legal_actions(self.engine_state))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(chance_action(dice), float(p)) for dice, p in self.engine.chance_outcomes(self.engine_state)]
+        return list(_converted(self.engine.chance_outcomes(self.engine_state)))
 
     def _apply_action(self, action: int) -> None:
         engine, state = self.engine, self.engine_state
