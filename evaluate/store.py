@@ -44,7 +44,6 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
 
 
-
 class StoreUnwritable(OSError):
     """The results store cannot be written: a read-only file or medium, a full disk, an I/O error
     (an ``OSError``: the command line exits with 1 and this one line). ``reason`` is SQLite's."""
@@ -52,6 +51,12 @@ class StoreUnwritable(OSError):
     def __init__(self, message: str, reason: str = ""):
         super().__init__(message)
         self.reason = reason
+
+    @property
+    def read_only(self) -> bool:
+        """Whether SQLite refused because the file or its medium is read-only (not a full disk,
+        an I/O error or a lock held by another run)."""
+        return "readonly" in self.reason or "unable to open" in self.reason
 
 
 @contextlib.contextmanager
@@ -151,8 +156,8 @@ def _connect_to_read(path: str) -> sqlite3.Connection:
     Read-write but not create, and only read: a read-only connection to a WAL database would leave
     -wal and -shm files behind, while this one removes them on close as SQLite does (and SQLite
     opens a write-protected file read-only by itself). On read-only media, where not even the -shm
-    file can be made, the file is read as immutable: a store is closed cleanly by its runs, so
-    nothing of it waits in a -wal file.
+    file can be made, the file is read as immutable, unless games wait in its -wal file (a killed
+    run's), which immutable reading would miss: then it is refused.
     """
     try:
         conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
@@ -165,6 +170,12 @@ def _connect_to_read(path: str) -> sqlite3.Connection:
     except sqlite3.OperationalError as exc:
         if "unable to open" not in str(exc):
             raise
+    wal = path + "-wal"
+    if os.path.isfile(wal) and os.path.getsize(wal) > 0:  # immutable would read past its games
+        raise sqlite3.OperationalError(
+            "unable to open database file, and its -wal file holds games not yet merged into it (a run "
+            "was killed): open it once where it can be written"
+        )
     return sqlite3.connect(_uri(path, "ro") + "&immutable=1", uri=True)
 
 
@@ -324,13 +335,9 @@ class ResultStore:
         Raises:
             ValueError: it is not this setting's store.
         """
-        expected = _expected(game, env_id, options)
-        _check_existing(path, expected)
+        _check_existing(path, _expected(game, env_id, options))
         store = cls.open_existing(path)
         store.read_only = reason
-        if {k: v for k, v in store.conn.execute("SELECT key, value FROM meta")} != expected:
-            store.close()
-            raise ValueError(f"--db {path} holds another setting (it may be empty)")
         return store
 
     def refuse_writes(self, what: str) -> None:

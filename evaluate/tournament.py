@@ -43,12 +43,14 @@ import itertools
 import json
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from multiprocessing.pool import ExceptionWithTraceback
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -482,8 +484,8 @@ class GameTooLong(AgentFailed, ValueError):
     """A game was not over after ``max_decisions`` decisions: its agents may keep it going for ever.
 
     A ``ValueError`` (the command line exits with 2 and one line, naming the agents and
-    ``--max-decisions``) and an :class:`AgentFailed` (a Ray run stops at once rather than retrying
-    a game that would loop again). No record is made of the game: it is neither a win nor a draw,
+    ``--max-decisions``) and an :class:`AgentFailed` (a Ray run sends no more batches and keeps
+    the games of those under way, rather than retrying a game that would loop again). No record is made of the game: it is neither a win nor a draw,
     so a results store never holds it, and a run resumed with a larger cap plays it again.
     """
 
@@ -639,7 +641,17 @@ def play_batch(game, agents: dict, tasks: Sequence[GameTask], catch: tuple = (Ex
 
 
 def _worker_play(tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
-    return play_batch(_WORKER["game"], _WORKER["agents"], tasks)
+    records, error = play_batch(_WORKER["game"], _WORKER["agents"], tasks)
+    if error is not None and not isinstance(error, AgentFailed):
+        # A bug in an agent: its traceback travels with it (as the pool itself would send it), and
+        # an exception that pickle cannot rebuild is sent as a RuntimeError naming it.
+        try:
+            pickle.loads(pickle.dumps(error))
+            sent: BaseException = error
+        except Exception:  # noqa: BLE001 - any failure to travel
+            sent = RuntimeError(f"{type(error).__name__}: {error}")
+        error = ExceptionWithTraceback(sent, error.__traceback__)
+    return records, error
 
 
 class Progress:
@@ -820,6 +832,9 @@ def _drain_pool(pool, chunks: Iterable[list[GameTask]], window: int, finished: C
     chunks = iter(chunks)
     in_flight = 0
     error: BaseException | None = None
+    # A worker killed from outside (out of memory, say) takes its chunk with it and the pool
+    # starts another: seen as a new process id, so the run stops instead of waiting for ever.
+    workers = {p.pid for p in getattr(pool, "_pool", [])}
 
     def send() -> bool:
         chunk = next(chunks, None)
@@ -830,8 +845,21 @@ def _drain_pool(pool, chunks: Iterable[list[GameTask]], window: int, finished: C
 
     while in_flight < window and send():
         in_flight += 1
+    checked = time.monotonic()
     while in_flight:
-        records, exc = results.get()
+        try:
+            records, exc = results.get(timeout=1.0)
+        except queue.Empty:
+            records, exc = None, None
+        if time.monotonic() - checked >= 1.0:
+            checked = time.monotonic()
+            if workers and {p.pid for p in getattr(pool, "_pool", [])} != workers:
+                raise CommandFailed(
+                    "a worker process died (killed, or out of memory?) with games under way; the games "
+                    "finished so far are kept in the --db, if one was given, and a rerun plays the rest"
+                )
+        if records is None:
+            continue
         in_flight -= 1
         if records:
             finished(records)
@@ -1011,10 +1039,9 @@ def run_tournament(
         address: the Ray cluster of ``backend="ray"`` (``None``: a local Ray instance of ``workers``
             CPUs).
         max_decisions: the cap on each game's decisions. A game not over by then stops the run
-            with :class:`GameTooLong` (a ``ValueError``); the games stored by then are kept (with
-            one worker every game finished before it; with several, games finished in other workers'
-            unfinished batches are lost and played again), the game itself is not stored, so a run
-            resumed with a larger cap plays only what is missing.
+            with :class:`GameTooLong` (a ``ValueError``); every game finished by then, in any
+            worker, is stored; the game itself is not, so a run resumed with a larger cap plays
+            only what is missing.
 
     Raises:
         ValueError: a bad SPEC, option, count or results store, with a message saying which; a game
@@ -1059,14 +1086,19 @@ def run_tournament(
     if db is not None:
         from evaluate.store import StoreUnwritable
 
+        existed = os.path.isfile(db) and os.path.getsize(db) > 0
         try:
             store = ResultStore.open(db, *setting, create=True)
         except StoreUnwritable as exc:
-            if not os.path.isfile(db):
-                raise
             # A store that cannot be written (frozen, on read-only media) still answers a run
-            # whose games it holds all; one that needs new games is refused before playing.
-            store = ResultStore.open_read_only(db, *setting, reason=exc.reason)
+            # whose games it holds all; one that needs new games is refused before playing. A
+            # full disk, an I/O error or a lock held too long is said as it is.
+            if not (existed and exc.read_only):
+                raise
+            try:
+                store = ResultStore.open_read_only(db, *setting, reason=exc.reason)
+            except ValueError:
+                raise exc from None
     try:
         if store is not None:
             store.register_agents(

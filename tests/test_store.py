@@ -394,3 +394,48 @@ def test_a_store_on_read_only_media_is_read_by_replay_and_a_run_it_answers(tmp_p
         assert sorted(os.listdir(frozen)) == ["m.sqlite"]
     finally:
         subprocess.run(["chattr", "-i", db, str(frozen)], capture_output=True)
+    # Games a killed run committed to the -wal file: reading the store as immutable would miss
+    # them, so it is refused, saying what to do.
+    # (The writer is a process of its own that ends without closing, as a killed run; no file may
+    # be made immutable while a process has it mapped. The store is copied without its -shm.)
+    killed = "import os, sqlite3, sys\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\n" \
+        "c.execute('PRAGMA wal_autocheckpoint = 0')\nc.execute('DELETE FROM games WHERE deal = 2')\nos._exit(0)\n"
+    subprocess.run([sys.executable, "-c", killed, db], check=True)
+    assert os.path.getsize(db + "-wal") > 0
+    os.remove(db + "-shm")
+    subprocess.run(["chattr", "+i", db, db + "-wal", str(frozen)], capture_output=True, check=True)
+    try:
+        assert main(["replay", db, "1"]) == 2
+        assert "its -wal file holds games not yet merged into it" in capsys.readouterr().err
+    finally:
+        subprocess.run(["chattr", "-i", db, db + "-wal", str(frozen)], capture_output=True)
+
+
+def test_a_full_disk_or_a_busy_store_is_said_as_it_is_not_as_read_only(tmp_path, monkeypatch):
+    """Only a store SQLite calls read-only is read as one: a full disk while a new store is made, or
+    a lock held past the busy timeout, stop the run saying so (exit 1)."""
+    import resource
+
+    import evaluate.store as store_mod
+
+    def no_room():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    new = tmp_path / "new.sqlite"
+    proc = subprocess.run(_cli(str(new), 50), cwd=ROOT, preexec_fn=no_room, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert f"--db {new}: cannot write to it (" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+    db = str(tmp_path / "busy.sqlite")
+    run_tournament("meyer", ["doubter", "honest"], games=2, db=db, workers=1, progress=False)
+    monkeypatch.setattr(store_mod, "BUSY_TIMEOUT_MS", 300)
+    other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(store_mod.StoreUnwritable, match=r"cannot write to it \(database is locked\)"):
+            run_tournament("meyer", ["doubter", "honest"], games=3, db=db, workers=1, progress=False)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()

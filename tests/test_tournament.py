@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 from collections import Counter
 
 import numpy as np
@@ -325,3 +327,49 @@ def test_with_several_workers_every_game_finished_before_an_illegal_action_is_ke
     # Every game before it in the schedule was finished and is kept (the pool's chunk of 18 games
     # used to be lost with the failure, and so were chunks finished alongside it).
     assert {t.key for t in tasks[:failing]} <= keys
+
+
+class _Odd(Exception):
+    def __init__(self, a, b):  # pickle cannot rebuild it from its args
+        super().__init__(f"{a}-{b}")
+
+
+class _BuggyInOneGame(_IllegalInOneGame):
+    """A user's agent with a bug that shows in one game: a KeyError, an exception pickle cannot
+    rebuild, or the process killed (as out of memory would)."""
+
+    how = "keyerror"
+
+    def act(self, observation, action_mask):
+        if self.broken:
+            if self.how == "keyerror":
+                raise KeyError("a bug in the agent")
+            if self.how == "odd":
+                raise _Odd(1, 2)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(observation, action_mask)
+
+
+@pytest.mark.parametrize("how", ["keyerror", "odd", "killed"])
+def test_a_bug_in_a_worker_is_reported_with_its_traceback_and_never_hangs(monkeypatch, how):
+    import agents
+    from dice_envs.cli import CommandFailed
+    from evaluate.tournament import keyed_seed, play_tasks, schedule
+
+    monkeypatch.setitem(agents.AGENTS["meyer"], "buggy", _BuggyInOneGame)
+    monkeypatch.setattr(_BuggyInOneGame, "how", how)
+    labels = ["buggy", "honest"]
+    tasks = schedule(labels, 2, games=300, seed=3)
+    task = next(t for t in tasks if t.deal == 120)
+    monkeypatch.setattr(
+        _BuggyInOneGame, "target_seed", keyed_seed("agent", task.seed, task.table_key, task.deal, "buggy")
+    )
+    expected = {"keyerror": KeyError, "odd": RuntimeError, "killed": CommandFailed}[how]
+    with pytest.raises(expected) as caught:
+        play_tasks("meyer", {"num_players": 2}, labels, labels, tasks, workers=2)
+    if how == "keyerror":  # the worker's frames travel with it, as the pool would send them
+        assert "in act" in str(caught.value.__cause__) and "a bug in the agent" in str(caught.value.__cause__)
+    elif how == "odd":
+        assert str(caught.value) == "_Odd: 1-2"
+    else:
+        assert "a worker process died" in str(caught.value)
