@@ -66,7 +66,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from dice_envs import dice as dice_mod
-from dice_envs.information import information_events, information_string
+from dice_envs.information import all_rolls_public, chance_event, information_events, information_string
 from dice_envs.games.base import Game, check_int
 
 ILLEGAL_ACTION_REWARD = -1.0
@@ -184,8 +184,7 @@ class DiceGameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
-        # Games whose every roll is public do not override chance_seen_by: skip the call.
-        self._public_chance = type(self.game).chance_seen_by is Game.chance_seen_by
+        self._public_chance = all_rolls_public(self.game)
         self.game_state: Any = None  # the engine's state; None before reset()
         self.history: list[tuple] = []
         self._last_lines: list[str] = []
@@ -391,10 +390,10 @@ class DiceGameEnv(AECEnv):
         state = self.game_state
         public = self._public_chance
         while k := game.num_dice_to_roll(state):
-            seen_by = None if public else game.chance_seen_by(state)
             roll = self._dice.roll(k)  # type: ignore[union-attr]  # set by reset(); a hot path, no assert
+            event = chance_event(game, state, roll, public)
+            seen_by = event[2]
             before, state = state, game.apply_chance(state, roll)
-            event = ("chance", roll, seen_by)
             self.history.append(event)
             rolls.append(event)
             if seen_by is not None:

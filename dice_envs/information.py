@@ -1,5 +1,5 @@
 """Perfect-recall information states from a game's history, shared by the PettingZoo env
-(:meth:`dice_envs.env.DiceEnv.information_state`) and the OpenSpiel adapter (:mod:`dice_envs.openspiel`).
+(:meth:`dice_envs.env.DiceGameEnv.information_state`) and the OpenSpiel adapter (:mod:`dice_envs.openspiel`).
 
 A history is the env's list of events: ``("chance", dice, seen_by)`` for a roll (``seen_by`` the
 seats that saw it, ``None`` for everyone) and ``("action", seat, action, ...)`` for a move.
@@ -8,6 +8,20 @@ seats that saw it, ``None`` for everyone) and ``("action", seat, action, ...)`` 
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
+
+
+def all_rolls_public(game) -> bool:
+    """Whether every seat sees every roll of ``game``: its engine keeps the base class's
+    ``chance_seen_by`` (so callers on a hot path may skip calling it)."""
+    from dice_envs.games.base import Game
+
+    return type(game).chance_seen_by is Game.chance_seen_by
+
+
+def chance_event(game, state, dice, public: bool) -> tuple:
+    """The history event of rolling ``dice`` at ``state``: ``("chance", dice, seen_by)``, with
+    ``seen_by`` ``None`` when everyone sees it (``public``: :func:`all_rolls_public`)."""
+    return ("chance", dice, None if public else game.chance_seen_by(state))
 
 
 def step_events(game, seat: int, event: tuple, state, private: bool = True) -> list[tuple]:

@@ -70,11 +70,15 @@ import numpy as np
 try:
     import pyspiel
 except ModuleNotFoundError as _exc:  # one line naming the extra, not a bare traceback
-    from dice_envs.extras import raise_missing
+    import sys
 
+    from dice_envs.extras import NotInstalled, raise_missing
+
+    if sys.version_info < (3, 11) and _exc.name == "pyspiel":  # the extra installs nothing there
+        raise NotInstalled("dice_envs.openspiel needs Python 3.11 or later (OpenSpiel's wheels)") from _exc
     raise_missing(_exc, "dice_envs.openspiel (the games for OpenSpiel)")
 
-from dice_envs.information import event_text, step_events
+from dice_envs.information import all_rolls_public, chance_event, event_text, step_events
 from dice_envs.options import game_class, option_defaults
 
 # The registered games: short name after "python_dice_" -> (game, 10 000 preset).
@@ -119,6 +123,11 @@ def roll_of(action: int) -> tuple[int, ...]:
         raise ValueError(f"chance action {action} is not a roll (ids 0 .. {OFFSET[7] - 1})") from None
 
 
+#: Engine option -> OpenSpiel parameter, where OpenSpiel names it otherwise (and back).
+_PARAMETER = {"num_players": "players"}
+_OPTION = {parameter: option for option, parameter in _PARAMETER.items()}
+
+
 def parameter_specification(variant: str) -> dict[str, Any]:
     """A registered game's ``pyspiel`` parameters and their defaults: the engine's options
     (``players`` for ``num_players``), with a 10 000 preset's values for its variant."""
@@ -129,7 +138,7 @@ def parameter_specification(variant: str) -> dict[str, Any]:
 
         defaults.pop("preset")
         defaults.update(PRESETS[preset])
-    return {("players" if name == "num_players" else name): value for name, value in defaults.items()}
+    return {_PARAMETER.get(name, name): value for name, value in defaults.items()}
 
 
 def _game_type(variant: str) -> pyspiel.GameType:
@@ -179,7 +188,7 @@ class DiceGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         params = dict(params or {})
-        options = {("num_players" if k == "players" else k): v for k, v in params.items()}
+        options = {_OPTION.get(k, k): v for k, v in params.items()}
         preset = VARIANTS[self.variant][1]
         if preset is not None:
             # What equals the preset's value is left to the preset, as the env takes options:
@@ -195,7 +204,7 @@ class DiceGame(pyspiel.Game):
             raise ValueError(f"{short_name(self.variant)}: {exc}") from None
         engine = self.engine
         # The parameters the engine plays by, for get_parameters() and str(game).
-        effective = {k: getattr(engine, "num_players" if k == "players" else k, v) for k, v in params.items()}
+        effective = {k: getattr(engine, _OPTION.get(k, k), v) for k, v in params.items()}
         info = pyspiel.GameInfo(
             num_distinct_actions=engine.num_actions,
             max_chance_outcomes=OFFSET[MAX_DICE[self.game_name] + 1],
@@ -206,7 +215,7 @@ class DiceGame(pyspiel.Game):
             max_game_length=MAX_GAME_LENGTH,
         )
         super().__init__(_GAME_TYPES[self.variant], info, effective)
-        self.public_chance = type(engine).chance_seen_by is _base_chance_seen_by()
+        self.public_chance = all_rolls_public(engine)
 
     def new_initial_state(self) -> "DiceState":
         return DiceState(self)
@@ -218,12 +227,6 @@ class DiceGame(pyspiel.Game):
 
     def __reduce__(self):  # pickled as pyspiel's own games are: by name and parameters
         return pyspiel.load_game, (short_name(self.variant), self.get_parameters())
-
-
-def _base_chance_seen_by():
-    from dice_envs.games.base import Game
-
-    return Game.chance_seen_by
 
 
 class DiceState(pyspiel.State):
@@ -261,7 +264,7 @@ class DiceState(pyspiel.State):
             dice, k = roll_of(action), engine.num_dice_to_roll(state)
             if len(dice) != k:
                 raise ValueError(f"chance action {action} rolls {len(dice)} dice; {k} are rolled here")
-            event: tuple = ("chance", dice, None if self._public_chance else engine.chance_seen_by(state))
+            event = chance_event(engine, state, dice, self._public_chance)
             self.engine_state = engine.apply_chance(state, dice)
         else:
             if self.decisions >= MAX_GAME_LENGTH:

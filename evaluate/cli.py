@@ -151,7 +151,7 @@ def tournament_main(argv: list[str]) -> int:
     args, rest = tournament_parser().parse_known_args(argv)
     options = parse_game_options(args.game, rest)
     for flag, value in (("--db", args.db), ("--report", args.report)):
-        if value is not None and not value.strip():
+        if value == "":
             raise ValueError(f"{flag} needs a path, got an empty one")
     if args.no_db and args.db:
         raise ValueError("--db and --no-db contradict each other")

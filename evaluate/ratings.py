@@ -69,6 +69,7 @@ TAU = 0.0  # openskill's dynamics term: 0, as an agent's skill does not drift du
 #: 2.5% tail then holds at least one replica (0 is taken too, and leaves the intervals out).
 MIN_BOOTSTRAP = 40
 NO_INTERVALS = "no rating intervals (bootstrap 0)"
+WIDENED_SOURCE = "bootstrap+posterior"  # a row's interval_source when the posterior widened it
 WIDENED = (
     "*: a pair ended alike in every deal, which resampling deals cannot vary: the interval also covers "
     "the Bradley-Terry posterior interval"
@@ -326,6 +327,11 @@ class Row:
     separated: bool | None = None
     interval_source: str | None = None
 
+    @property
+    def widened(self) -> bool:
+        """Whether the rating interval was widened by the posterior interval (the board's ``*``)."""
+        return self.interval_source == WIDENED_SOURCE
+
 
 @dataclass
 class Leaderboard:
@@ -378,7 +384,7 @@ class Leaderboard:
         one widened by the posterior interval."""
         if row.rating_low is None or row.rating_high is None:
             return "-"
-        mark = "*" if row.interval_source == "bootstrap+posterior" else ""
+        mark = "*" if row.widened else ""
         return f"[{row.rating_low:.1f}, {row.rating_high:.1f}]{mark}"
 
     def overlaps_next(self, row: Row) -> bool:
@@ -387,7 +393,7 @@ class Leaderboard:
 
     def widened(self) -> bool:
         """Whether some row's interval was widened by the Bradley-Terry posterior interval."""
-        return any(r.interval_source == "bootstrap+posterior" for r in self.rows)
+        return any(r.widened for r in self.rows)
 
     def overlaps(self) -> bool:
         """Whether some row's rating interval overlaps the next one's."""
@@ -543,7 +549,7 @@ def leaderboard(
             for e in np.flatnonzero(fixed):
                 low[e] = min(low[e], point[e] - Z95 * sd[e])
                 high[e] = max(high[e], point[e] + Z95 * sd[e])
-                sources[e] = "bootstrap+posterior"
+                sources[e] = WIDENED_SOURCE
     else:
         low = high = [None] * E
         sources = [None] * E

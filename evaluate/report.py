@@ -446,7 +446,7 @@ def plot_ratings(lb, path: str, title: str = "") -> str:
             r.rating, y, xerr=xerr, fmt="o", capsize=4,
             color="tab:orange" if lb.overlaps_next(r) else "tab:blue",
         )  # fmt: skip
-    ax.set_yticks(ys, [r.label + (" *" if r.interval_source == "bootstrap+posterior" else "") for r in lb.rows])
+    ax.set_yticks(ys, [r.label + (" *" if r.widened else "") for r in lb.rows])
     ax.set_ylim(-0.7, n - 0.3)
     if lb.bootstrap <= 0:
         interval = "no intervals: bootstrap 0"

@@ -107,11 +107,12 @@ def test_the_public_observation_hides_the_cup_from_its_roller_too():
     dice under the cup unseen; games whose rolls are all public give observe itself."""
     game = meyer.Game(num_players=3)
     state = game.apply_chance(game.initial_state(), (5, 4))
+    other = game.apply_chance(game.initial_state(), (2, 1))
     roller = game.current_player(state)
-    own, public = game.observe(state, roller), game.observe_public(state, roller)
-    assert not np.array_equal(own, public)
-    assert np.array_equal(public, game.observe(state._replace(seen_by=-1), roller))
-    for seat in range(3):  # the others never saw the dice: their public view is their view
+    assert not np.array_equal(game.observe(state, roller), game.observe(other, roller))
+    # The roller's public view does not depend on the cup, and is what a seat that never saw it sees.
+    assert np.array_equal(game.observe_public(state, roller), game.observe_public(other, roller))
+    for seat in range(3):
         if seat != roller:
             assert np.array_equal(game.observe_public(state, seat), game.observe(state, seat))
     syvere = env_module("syvere").raw_env(num_players=2).game

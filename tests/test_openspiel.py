@@ -114,8 +114,9 @@ def test_a_game_of_the_env_replays_in_openspiel_with_the_same_views_and_returns(
     variant = "tenthousand_no" if game_name == "tenthousand" else game_name
     params = {("players" if k == "num_players" else k): v for k, v in options.items() if k != "preset"}
     game = pyspiel.load_game(dos.short_name(variant), params)
+    from dice_envs.information import information_events, information_string
+
     state = game.new_initial_state()
-    at = {}
     for i, event in enumerate(env.history):
         for n, seat, observation in views:
             if n == i:
@@ -129,7 +130,9 @@ def test_a_game_of_the_env_replays_in_openspiel_with_the_same_views_and_returns(
             action = event[2]
             assert action in state.legal_actions()
         state.apply_action(action)
-        at[i] = state.clone()
+        for seat in range(game.num_players()):  # each seat's string as it grows, step by step
+            expected = information_string(env.game, information_events(env.game, seat, env.history[: i + 1]))
+            assert state.information_state_string(seat) == expected
     assert state.is_terminal()
     assert state.returns() == list(env.game.returns(env.game_state))
     for seat, agent in enumerate(env.possible_agents):
@@ -187,6 +190,17 @@ def test_observers_honour_openspiels_observation_types():
 
 def test_games_and_the_solvers_holding_them_pickle():
     import pickle
+
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(pyspiel.load_game("python_dice_meyer(lives=1)"))
+    np.random.seed(1)
+    for _ in range(20):
+        solver.iteration()
+    again = pickle.loads(pickle.dumps(solver))
+    state = again._game.new_initial_state()
+    state.apply_action(dos.chance_action((3, 1)))
+    assert again.average_policy().action_probabilities(state) == solver.average_policy().action_probabilities(state)
 
     game = pyspiel.load_game("python_dice_tenthousand_no(target=2000,players=3)")
     again = pickle.loads(pickle.dumps(game))
