@@ -62,6 +62,7 @@ the hidden cup). Python games are slower than OpenSpiel's C++ games, as OpenSpie
 from __future__ import annotations
 
 import itertools
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -275,9 +276,18 @@ class DiceState(pyspiel.State):
             event = ("action", engine.current_player(state), int(action))
             self.engine_state = engine.apply_action(state, int(action))
             self.decisions += 1
+        # Every seat sees the same action (and the same roll, unless it is hidden): each distinct
+        # event is written once.
+        texts: dict[tuple, str] = {}
+
+        def text(e: tuple) -> str:
+            if e not in texts:
+                texts[e] = event_text(engine, e, state)
+            return texts[e]
+
         for seat, seen in enumerate(self._seen):
-            seen.extend(event_text(engine, e, state) for e in step_events(engine, seat, event, state))
-        self._public.extend(event_text(engine, e, state) for e in step_events(engine, 0, event, state, private=False))
+            seen.extend(text(e) for e in step_events(engine, seat, event, state))
+        self._public.extend(text(e) for e in step_events(engine, 0, event, state, private=False))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -384,5 +394,44 @@ _GAME_TYPES = {variant: _game_type(variant) for variant in VARIANTS}
 for _variant, _class in GAME_CLASSES.items():
     pyspiel.register_game(_GAME_TYPES[_variant], _class)
 
+def bench(seconds: float = 3.0, seed: int = 0) -> list[str]:
+    """Random play through each game (chance drawn by its probabilities, moves uniformly among the
+    legal ones) for ``seconds`` each, and outcome-sampling MCCFR on one-life Meyer for as long:
+    the figures of the README's "As OpenSpiel games"."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    rng = np.random.default_rng(seed)
+    lines = []
+    for name in ("python_dice_meyer", "python_dice_tenthousand", "python_dice_syvere(players=4)"):
+        game = pyspiel.load_game(name)
+        actions, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    ids, probabilities = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(ids, p=probabilities)))
+                else:
+                    state.apply_action(int(rng.choice(state.legal_actions())))
+                actions += 1
+        lines.append(f"{name}: {actions / (time.perf_counter() - start):,.0f} random actions/s")
+    np.random.seed(seed)  # the solver samples with numpy's global generator
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(pyspiel.load_game("python_dice_meyer(lives=1,claim_rule=higher)"))
+    iterations, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        solver.iteration()
+        iterations += 1
+    lines.append(f"outcome-sampling MCCFR, python_dice_meyer(lives=1,claim_rule=higher): {iterations:,} iterations "
+                 f"in {seconds:g} s")  # fmt: skip
+    return lines
+
+
 __all__ = ["DiceGame", "DiceObserver", "DiceState", "GAME_CLASSES", "OFFSET", "VARIANTS", "chance_action", "roll_of",
            "rolls", "short_name"]  # fmt: skip
+
+
+if __name__ == "__main__":  # python -m dice_envs.openspiel [SECONDS]: the speed figures
+    import sys
+
+    for line in bench(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0):
+        print(line, flush=True)

@@ -289,14 +289,11 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
             except ray.exceptions.RayError as exc:
                 from evaluate.tournament import AgentFailed
 
-                if isinstance(getattr(exc, "cause", None), AgentFailed):
-                    error, records = exc.cause, []
-                else:
-                    error = None
-                if error is not None:
+                cause = getattr(exc, "cause", None)
+                if isinstance(cause, AgentFailed):
                     # An agent broke the rules: it would again on every retry. Stop sending, as
                     # the local pool does, and keep the games finished alongside.
-                    broken.append(error)
+                    broken.append(cause)
                     queue.clear()
                     if actors[a] is actor:
                         load[a] -= 1
