@@ -279,3 +279,17 @@ def test_refuses_what_it_cannot_play(cache_dir):
         agent_spec.build(syvere.Game(num_players=3, elimination=8, max_rolls=7), "endgame", seed=0)
     with pytest.raises(ValueError, match="standings|ignore"):
         sr.endgame_tables(elimination=E, opponent="endgame")
+
+
+def test_a_game_without_decisions_builds_no_tables(tmp_path, monkeypatch):
+    """With max_rolls=1 every turn plays itself out (SY-4): the agent is never asked to act, so it
+    solves nothing (at elimination 77 a build takes minutes) and still sits through whole games."""
+    monkeypatch.setenv("DICE_ENVS_CACHE_DIR", str(tmp_path))
+    built = []
+    monkeypatch.setattr(sr, "endgame_tables", lambda *a, **k: built.append(a))
+    game = syvere.Game(num_players=3, max_rolls=1)
+    agent = agent_spec.build(game, "endgame", seed=0)
+    assert built == [] and list(tmp_path.iterdir()) == []
+    result = play_match("syvere", ["endgame", "heuristic", "random"], 30, seed=5,
+                        options={"num_players": 3, "max_rolls": 1})
+    assert built == [] and [r.games for r in result.records] == [30, 30, 30]

@@ -239,6 +239,8 @@ def test_opponents_are_drawn_by_weight_and_can_be_fixed():
         ({"game": "meyer", "opponents": [3]}, "SPEC string"),
         ({"game": "meyer", "learner_seat": 2}, "learner_seat"),
         ({"game": "meyer", "shaping": -1}, "shaping"),
+        # SY-4 with a limit of one roll: no turn has a choice, so no reset() could ever reach one.
+        ({"game": "syvere", "max_rolls": 1}, "no decisions to learn"),
         # The view's own arguments are listed beside the game's options.
         ({"game": "meyer", "colour": "red"},
          "unknown option 'colour' for meyer; options are: num_players, .*, history, opponents, weights, "

@@ -81,6 +81,9 @@ class EndgameAgent(Agent):
 
         self.opponent, self.before_spec, self.ties = opponent, before, Fraction(ties)
         self._before = agent_spec.build(game, before, seed=seed)
+        self._phases = {}
+        if not game.has_decisions():
+            return  # max_rolls=1: it is never asked to act, so nothing is solved
         key = (game.elimination, game.max_rolls, opponent, float(self.ties))
         if key not in _TABLES:  # endgame_tables refuses max_rolls above 6 and opponents that read the totals
             # A build is announced in one line, without bars (a caller's progress or --quiet keeps stderr).
@@ -88,7 +91,6 @@ class EndgameAgent(Agent):
                                              float(self.ties), progress=True, bar=False)  # fmt: skip
         t = _TABLES[key]
         E = game.elimination
-        self._phases = {}
         for A in (2, 3):
             mode, D = sr._axis(A, E)
             self._phases[A] = (D, mode, t[f"G{A}"], t[f"R{A}"])

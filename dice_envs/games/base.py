@@ -134,6 +134,11 @@ class Game(abc.ABC):
     def __deepcopy__(self, memo) -> "Game":
         return self
 
+    def has_decisions(self) -> bool:
+        """Whether any player ever decides anything under these options (Syvere with
+        ``max_rolls=1`` plays itself out: every turn ends with its one roll)."""
+        return True
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         for name in self._MEMOS:

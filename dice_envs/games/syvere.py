@@ -160,6 +160,10 @@ class Game(base.Game):
         """Seats whose total is below the elimination mark (SY-8)."""
         return tuple(s for s, t in enumerate(state.totals) if t < self.elimination)
 
+    def has_decisions(self) -> bool:
+        """SY-4: a choice comes only after a roll below the limit, so ``max_rolls=1`` has none."""
+        return self.max_rolls > 1
+
     def roll_limit(self, state: State) -> int:
         """SY-6: the starter may roll ``max_rolls`` times, the others as often as the starter did."""
         return self.max_rolls if state.turn == 0 else state.starter_rolls
