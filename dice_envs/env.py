@@ -267,7 +267,7 @@ class DiceGameEnv(AECEnv):
         self._num_actions_taken += 1
         if self._logging:
             self._last_lines = [f"{agent}: {text}"]
-            self._log_score_changes(state, next_state)
+            self._log_changes(state, next_state)
         rolls, hidden = self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
         self._after_transition(agent, text, rolls, hidden)
@@ -405,13 +405,12 @@ class DiceGameEnv(AECEnv):
                 self._last_lines.append(f"{who} rolled {dice_mod.to_unicode(roll)}  ({dice_mod.to_string(roll)})")
             else:
                 self._last_lines.append(f"{who} rolled {len(roll)} dice under the cup")
-            self._log_score_changes(before, state)
+            self._log_changes(before, state)
         self.game_state = state
         return rolls, hidden
 
-    def _log_score_changes(self, before, after) -> None:
-        for seat, a, b in self.game.score_changes(before, after):
-            self._last_lines.append(f"player_{seat}: {a} -> {b} ({b - a:+d})")
+    def _log_changes(self, before, after) -> None:
+        self._last_lines.extend(self.game.change_lines(before, after))
 
     def _after_transition(self, actor: str | None, text: str | None, rolls, hidden: bool) -> None:
         game = self.game

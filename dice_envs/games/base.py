@@ -275,6 +275,13 @@ class Game(abc.ABC):
             return []
         return [(seat, a, b) for seat, (a, b) in enumerate(zip(old, new)) if a != b]
 
+    def change_lines(self, before, after) -> list[str]:
+        """The text log's lines (``render``, ``dice-envs play``) for what changed between two
+        states beyond the action and the rolls, which the env writes itself: by default one score
+        line per :meth:`score_changes` entry, ``player_1: 12 -> 20 (+8)``. A game adds what a
+        person at the table would be told (a lifted cup, a bust, a player going out)."""
+        return [f"player_{seat}: {a} -> {b} ({b - a:+d})" for seat, a, b in self.score_changes(before, after)]
+
     # -- helpers for subclasses -------------------------------------------------------------
     def _illegal(self, state, action) -> ValueError:
         legal = self.legal_actions(state)
