@@ -306,6 +306,11 @@ def _check_architecture(path: Path, meta: dict, tensors: dict[str, np.ndarray]) 
             raise _fail(path, f"normalization must hold mean and var of length {obs_dim}, epsilon and clip")
 
 
+def _flag_value(value) -> str:
+    """An option's value as the command line takes it (``true``, ``4``, ``dk``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def check_compatible(meta: dict, engine, path="") -> None:
     """Refuse a checkpoint made for another game, other options or another observation layout.
 
@@ -329,7 +334,19 @@ def check_compatible(meta: dict, engine, path="") -> None:
     differ = sorted(k for k in set(ours) | set(theirs) if ours.get(k, "<none>") != theirs.get(k, "<none>"))
     if differ:
         said = ", ".join(f"{k}={theirs.get(k, '<none>')!r} (here {ours.get(k, '<none>')!r})" for k in differ)
-        raise _fail(path, f"it was trained with other game options: {said}")
+        # The command line that sets its game up: what differs here, and what differs from the
+        # defaults, but not what another preset brings with it.
+        new_preset = "preset" in differ
+        try:
+            plain = engine_options(type(engine)(**({"preset": theirs["preset"]} if new_preset else {})))
+        except (TypeError, ValueError):
+            plain = {}
+        flags = " ".join(
+            f"--{k.replace('_', '-')} {_flag_value(v)}"
+            for k, v in theirs.items()
+            if k == "preset" and new_preset or plain.get(k) != v or (k in differ and not new_preset)
+        )
+        raise _fail(path, f"it was trained with other game options: {said}; it plays only those (command line: {flags})")
     if meta["architecture"]["obs_dim"] != len(engine.observation_low):
         raise _fail(path, "its observation size does not match the game's")
     if meta["architecture"]["num_actions"] != engine.num_actions:

@@ -40,7 +40,8 @@ def _fraction(name: str, value, low: Fraction = Fraction(0), high: Fraction = Fr
     # numpy scalars are float / numbers.Rational at run time; the stubs of Fraction do not say so.
     frac = Fraction(value).limit_denominator(10**9) if isinstance(value, (float, np.floating)) else Fraction(value)  # type: ignore[arg-type]
     if not low <= frac <= high:
-        raise ValueError(f"{name} must be in {low}..{high}, got {value!r}")
+        # A SPEC's numbers arrive as Fractions: shown as written (2, 3/2), not as Fraction(2, 1).
+        raise ValueError(f"{name} must be in {low}..{high}, got {value if isinstance(value, Fraction) else repr(value)}")
     return frac
 
 

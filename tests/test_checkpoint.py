@@ -24,6 +24,7 @@ from agents.checkpoint import (
     read_checkpoint,
     save_checkpoint,
 )
+from agents import make_agent
 from dice_envs.registry import env_module
 from train.view import SingleAgentView
 
@@ -84,11 +85,21 @@ def test_load_by_game_name_uses_the_checkpoints_options(tmp_path):
         load_agent("meyer", tmp_path / "ck")
 
 
+def test_the_shipped_checkpoints_say_the_command_line_of_their_game():
+    """A preset brings its own values: the command line names the preset, not each value."""
+    with pytest.raises(ValueError, match=r"preset='dk' \(here 'no'\).*\(command line: --preset dk\)$"):
+        make_agent(engine("tenthousand", preset="no"), "trained")
+    with pytest.raises(ValueError, match=r"\(command line: --num-players 2 --target 10000\)$"):
+        make_agent(engine("tenthousand", num_players=3, target=5000), "trained")
+    with pytest.raises(ValueError, match=r"\(command line: --num-players 4\)$"):
+        make_agent(engine("syvere"), "trained")
+
+
 def test_foreign_checkpoints_are_refused_saying_which(tmp_path):
     random_checkpoint(tmp_path / "ck", lives=6)
     with pytest.raises(ValueError, match="trained for 'meyer', not 'syvere'"):
         TrainedAgent(engine("syvere"), path=str(tmp_path / "ck"))
-    with pytest.raises(ValueError, match=r"other game options: lives=6 \(here 3\)"):
+    with pytest.raises(ValueError, match=r"other game options: lives=6 \(here 3\); it plays only those \(command line: --lives 6\)$"):
         TrainedAgent(engine("meyer", lives=3), path=str(tmp_path / "ck"))
     meta = json.loads((tmp_path / "ck" / META_FILE).read_text())
     meta["observation_layout_version"] = 99

@@ -611,6 +611,28 @@ class Game(base.Game):
         """A roll by its name, high die first (ME-2): ``(1, 5)`` is ``"51"``."""
         return CLAIM_NAMES[claim_of(dice)]
 
+    def change_lines(self, before: State, after: State) -> list[str]:
+        """A lifted cup is shown to all (ME-4, ME-8): the log names its dice and verdict, then the
+        lives lines, who is out and who starts the next round."""
+        lines = []
+        d = after.last_doubt
+        if d is not None and d is not before.last_doubt:
+            said = CLAIM_NAMES[d.claim]
+            shown = CLAIM_NAMES[CLAIM_OF_DICE[d.dice]]
+            verdict = "a lie" if d.loser == d.claimer else "true"
+            lines.append(
+                f"player_{d.doubter} lifts the cup: {dice_mod.to_unicode(d.dice[::-1])} ({shown}); "
+                f"{said} by player_{d.claimer} was {verdict}"
+            )
+        lines += [
+            f"player_{s}: {a} -> {b} {'life' if b == 1 else 'lives'} ({b - a:+d})"
+            for s, a, b in self.score_changes(before, after)
+        ]
+        lines += [f"player_{s} is out" for s in range(self.num_players) if before.lives[s] > 0 == after.lives[s]]
+        if after.round != before.round and after.winners is None:
+            lines.append(f"round {after.round}: player_{after.actor} starts")
+        return lines
+
     def render(self, state: State) -> str:
         """The omniscient view: everything, including the dice under the cup nobody may see.
 

@@ -22,6 +22,7 @@ from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 
 QUIT = ("q", "quit", "exit")
+MAX_INPUT = 80  # longer input is refused without being shown again
 
 
 class _Quit(Exception):
@@ -39,6 +40,10 @@ def _ask(game, state, hooks, read: Callable[[str], str], write) -> int:
         if text.lower() in QUIT:
             raise _Quit
         if not text:
+            continue
+        if len(text) > MAX_INPUT:  # not echoed back in the error message
+            write(f"  That line is {len(text)} characters long; an answer is a few.")
+            write("  Try again (q quits).")
             continue
         try:
             return hooks.parse(game, state, text)
@@ -132,6 +137,10 @@ def play(
     write("")
     write(table(raw.game_state))
     returns = game.returns(raw.game_state)
-    verdict = "You win!" if returns[seat] > 0 else ("A complete tie." if not any(returns) else "You lose.")
+    if returns[seat] > 0:
+        shared = sum(r > 0 for r in returns)
+        verdict = "You win!" if shared == 1 else f"You share the win with {shared - 1} other{'s' if shared > 2 else ''}."
+    else:
+        verdict = "A complete tie." if not any(returns) else "You lose."
     write(verdict)
     return returns

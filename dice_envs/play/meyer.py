@@ -66,6 +66,8 @@ def parse(game: meyer.Game, state: meyer.State, text: str) -> int:
         words = words[len("claim ") :]
     if words in _WORDS:
         action = _WORDS[words]
+    elif words == "lille meyer" and not game.lille_meyer:
+        raise ValueError("this game has no Lille Meyer (31 is an ordinary roll): type 31 to claim it")
     elif words in _NAMED:
         action = meyer.FIRST_CLAIM + _NAMED[words]
     else:
