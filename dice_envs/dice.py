@@ -69,6 +69,13 @@ def roll(rng: np.random.Generator, k: int) -> Dice:
     return tuple(sorted(rng.integers(1, 7, size=k).tolist()))
 
 
+def sub_seed(seed: int, *key: int) -> int:
+    """A seed for one more generator beside the dice's (an agent's, say), as a function of
+    ``seed`` and ``key`` (non-negative ints): ``seed + seat`` would hand one seat the dice's own
+    stream, so that its random choices follow the dice."""
+    return int(np.random.SeedSequence([int(seed), 0x5EED, *map(int, key)]).generate_state(1, np.uint64)[0] >> 1)
+
+
 class DiceStream:
     """Fast dice from a generator: faces are drawn in blocks and handed out in order.
 

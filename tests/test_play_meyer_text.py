@@ -116,3 +116,24 @@ def test_a_specs_number_is_shown_as_written():
         make_agent(meyer.Game(), "bluffer:lie_probability=2")
     with pytest.raises(ValueError, match=r"got 3/2$"):
         make_agent(meyer.Game(), "bluffer:lie_probability=3/2")
+
+
+def test_an_opponents_random_choices_do_not_follow_the_dice():
+    """``play --seed S`` seeds the dice with S; the seat-0 opponent had S + 0 too, so a ``random``
+    opponent's first choice was a function of the first face drawn (rolls on 1-3, stops on 4-6).
+    Now its generator is another one: some first face meets both answers."""
+    import numpy as np
+
+    from dice_envs.dice import DiceStream
+
+    answers: dict[int, set[str]] = {}
+    for seed in range(120):
+        lines: list[str] = []
+        play("syvere", {"num_players": 2}, seat=1, opponents="random", seed=seed, read=lambda _: "q",
+             write=lines.append)  # fmt: skip
+        decision = next((line.strip() for line in lines if line.strip() in ("player_0: roll", "player_0: stop")), None)
+        if decision is not None:
+            stream = DiceStream(np.random.default_rng(seed))  # the env's dice: their first face
+            stream.roll(1)
+            answers.setdefault(stream._faces[0], set()).add(decision)
+    assert any(len(seen) == 2 for seen in answers.values()), answers

@@ -133,3 +133,21 @@ def test_the_same_game_spelled_otherwise_resumes(tmp_path, monkeypatch):
     assert main([*argv, "--history", "8"]) == 0
     with pytest.raises(ValueError, match="use another --run-dir"):
         main([*argv[:4], "768", *argv[5:], "--history", "4"])
+
+
+def test_self_play_runs_do_not_depend_on_how_the_envs_are_vectorised(tmp_path):
+    """Snapshot opponents are built per seat and env: with self-play in the pool, a DummyVecEnv run
+    and a SubprocVecEnv run of one seed end with the same weights (a snapshot object shared by the
+    envs of one process made them differ once the first snapshot joined the pool)."""
+    from safetensors.numpy import load_file
+
+    weights = []
+    for kind in ("dummy", "subproc"):
+        run = tmp_path / kind
+        argv = ["meyer", "--timesteps", "768", "--seed", "3", "--run-dir", str(run), *TINY,
+                "--set", "self_play_weight=0.5", "--set", f"vec_env={kind}"]  # fmt: skip
+        assert main(argv) == 0
+        assert len(json.loads((run / "resume" / "state.json").read_text())["snapshots"]) >= 2
+        weights.append(load_file(str(run / "policy" / "policy.safetensors")))
+    assert weights[0].keys() == weights[1].keys()
+    assert all((weights[0][k] == weights[1][k]).all() for k in weights[0])

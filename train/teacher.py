@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from agents.base import sample_action
+from dice_envs.dice import sub_seed
 from train.view import SingleAgentView, resolve_agent
 
 
@@ -41,11 +42,12 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
     """
     view = SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
                            shaping=args.shaping, **args.options)  # fmt: skip
-    teacher = resolve_agent(args.game, view.engine, args.teacher, seed=seed)
+    # The teacher's generator is not the view's (a stochastic teacher would follow the dice).
+    teacher = resolve_agent(args.game, view.engine, args.teacher, seed=sub_seed(seed, 0))
     obs_list, mask_list, target_list, return_list = [], [], [], []
     episodes = 0
     obs, _ = view.reset(seed=seed)
-    teacher.reset(seed=seed)
+    teacher.reset(seed=sub_seed(seed, 0))
     rewards: list[float] = []
     while len(return_list) < n_states:  # whole games only
         mask = view.action_masks()
@@ -64,7 +66,7 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
             rewards = []
             episodes += 1
             obs, _ = view.reset()  # the view's generator goes on from the first seed
-            teacher.reset(seed=seed + episodes)
+            teacher.reset(seed=sub_seed(seed, episodes))
     return {
         "obs": np.asarray(obs_list, dtype=np.float32),
         "masks": np.asarray(mask_list, dtype=bool),

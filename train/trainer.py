@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.checkpoint import Policy, TrainedAgent, save_checkpoint
+from agents.checkpoint import Policy, save_checkpoint
 from dice_envs import strict_json
 from train.config import Args
 from train.evaluation import play_against
@@ -324,16 +324,13 @@ def train(args: Args) -> dict:
         warnings.warn(f"{len(lost)} self-play snapshot(s) of {run} are missing and leave the pool: {', '.join(lost)}",
                       stacklevel=2)
         snapshots = [s for s in snapshots if s not in lost]
-    snapshot_agents: dict[str, TrainedAgent] = {}
 
     def update_pool():
-        # Snapshots join the pool only when self-play has a share of it.
+        # Snapshots join the pool only when self-play has a share of it. They go by path, with
+        # sampled actions: every seat of every env builds its own agent (kept while the snapshot
+        # stays in the pool), so the run does not depend on whether the envs share a process.
         recent = snapshots[-args.pool_size:] if args.self_play_weight > 0 else []
-        agents = []
-        for path in recent:
-            if path not in snapshot_agents:
-                snapshot_agents[path] = TrainedAgent(engine, seed=len(snapshot_agents), path=path, greedy=False)
-            agents.append(snapshot_agents[path])
+        agents = [f"{path}:greedy=false" for path in recent]
         pool = list(args.baselines) + agents
         venv.env_method("set_opponents", pool, _pool_weights(args, len(agents)))
         return len(args.baselines)

@@ -144,8 +144,11 @@ class SingleAgentView(gymnasium.Env):
     Args:
         game: the game's short name: ``"syvere"``, ``"tenthousand"`` or ``"meyer"``.
         opponents: the pool the other seats are drawn from, once per seat per episode: SPEC
-            strings, checkpoint paths or agent objects (an object is shared by every seat that
-            draws it); a single one stands for a pool of one. Default ``["random"]``.
+            strings, checkpoint paths or agent objects; a single one stands for a pool of one.
+            Default ``["random"]``. A SPEC or path is built once per seat; an object is shared by
+            every seat that draws it and every view it is given to, generator and all, so views in
+            one process (a ``DummyVecEnv``) then play otherwise than in separate ones: pass SPECs
+            or paths where runs must not depend on how the envs are vectorised.
         weights: the pool's drawing weights (any non-negative numbers, not all 0); default equal.
         learner_seat: the learner's seat, or ``None`` for a seat drawn uniformly each episode.
         shaping: scale ``c`` of the potential-based shaping (0 = off); see the module docstring.

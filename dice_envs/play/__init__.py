@@ -18,6 +18,7 @@ import importlib
 from typing import Callable, Sequence
 
 from agents import BEST, make_agent
+from dice_envs.dice import sub_seed
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 
@@ -98,7 +99,7 @@ def play(
             "(to rank agents against each other: dice-envs match or tournament)"
         )
     seat_specs = dict(zip(others, specs * len(others) if len(specs) == 1 else specs))
-    bots = {s: make_agent(game, spec, seed=None if seed is None else seed + s) for s, spec in seat_specs.items()}
+    bots = {s: make_agent(game, spec, seed=None if seed is None else sub_seed(seed, s)) for s, spec in seat_specs.items()}
     if len(specs) == 1:
         against = f"{len(others)} x {specs[0]}"
     else:
