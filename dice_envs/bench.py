@@ -17,6 +17,7 @@ import numpy as np
 import pettingzoo
 
 import dice_envs  # noqa: F401  (registers the envs)
+from dice_envs.dice import sub_seed
 from dice_envs.extras import NotInstalled
 from dice_envs.registry import ENVS
 
@@ -29,7 +30,8 @@ def steps_per_second(env, steps: int, seed: int = 0) -> float:
     A step is a decision: the ``step(None)`` calls that step finished agents out at the end of a
     game take time but are not counted (they would favour short games and many players).
     """
-    rng = np.random.default_rng(seed)
+    # Not the env's seed: the moves would follow the dice drawn from the same stream.
+    rng = np.random.default_rng(sub_seed(seed, 1))
     uniforms = rng.random(4096)
     done_steps = 0
     env.reset(seed=seed)
