@@ -244,9 +244,12 @@ def test_syvere_logs_the_score_line_of_a_turn_whose_dice_all_paired_off():
     assert raw.log_lines == [
         "player_0: roll",
         "player_0 rolled ⚂ ⚂ ⚃ ⚃  (3344)",
+        "player_0's turn ends: all dice paired off, 0 points",
         "player_0: 0 -> 0 (+0)",
         "player_1 rolled ⚀ ⚁ ⚂ ⚃ ⚄ ⚅  (123456)",
+        "player_1's turn ends: all dice paired off, 0 points",
         "player_1: 0 -> 0 (+0)",
+        "round 2: player_1 starts, up to 3 rolls",
         "player_1 rolled ⚁ ⚁ ⚁ ⚁ ⚁ ⚁  (222222)",
     ]
     env.step(1)  # stop: 12 points; player_0 then reaches the roll limit of 1 (player_1 rolled once)
@@ -254,7 +257,9 @@ def test_syvere_logs_the_score_line_of_a_turn_whose_dice_all_paired_off():
         "player_1: stop",
         "player_1: 0 -> 12 (+12)",
         "player_0 rolled ⚅ ⚅ ⚅ ⚅ ⚅ ⚅  (666666)",
+        "player_0's turn ends: 1 roll, as many as the starter (player_1) made",
         "player_0: 0 -> 36 (+36)",
+        "round 3: player_0 starts, up to 3 rolls",
         "player_0 rolled ⚀ ⚀ ⚁ ⚁ ⚂ ⚂  (112233)",
     ]
 

@@ -98,6 +98,16 @@ def set_aside_sevens(dice) -> tuple[int, ...]:
     return tuple(face for face in dice_mod.FACES for _ in range(counts[face - 1]))
 
 
+def _times(rolls: int) -> str:
+    return f"{rolls} roll{'s' if rolls != 1 else ''}"
+
+
+def _names(seats) -> str:
+    """``player_0``, ``player_0 and player_2``, ``player_0, player_1 and player_2``."""
+    names = [f"player_{s}" for s in sorted(seats)]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 class Game(base.Game):
     """Syvere for 2..8 players.
 
@@ -298,11 +308,67 @@ class Game(base.Game):
         seat = after.last_turn[0]
         return [(seat, before.totals[seat], after.totals[seat])]
 
-    def render(self, state: State) -> str:
+    def change_lines(self, before: State, after: State) -> list[str]:
+        """The score line of a turn that ended, with what a person at the table would be told around
+        it: why the turn ended when nobody chose to stop (every die paired off, SY-3; the roll limit,
+        SY-6), who went out (SY-8), how the winner was decided (SY-9) and who starts the next round
+        with how many rolls (SY-6, SY-10)."""
+        changes = self.score_changes(before, after)
+        if not changes:
+            return []
+        seat, old, new = changes[0]
+        points = new - old
         lines = []
-        if state.last_turn is not None:
-            lines.append(f"player_{state.last_turn[0]}'s turn scored {state.last_turn[1]}")
-        lines.append(f"Syvere, round {state.round} (out at {self.elimination})")
+        if before.to_roll:  # the turn ended on a roll, not on a stop
+            rolls = before.rolls + 1
+            if not points:
+                lines.append(f"player_{seat}'s turn ends: all dice paired off, 0 points")
+            elif before.turn == 0:
+                lines.append(f"player_{seat}'s turn ends: {_times(rolls)}, the most a starter may make")
+            else:
+                lines.append(
+                    f"player_{seat}'s turn ends: {_times(rolls)}, as many as the starter "
+                    f"(player_{before.round_order[0]}) made"
+                )
+        lines.append(f"player_{seat}: {old} -> {new} ({points:+d})")
+        if old < self.elimination <= new:
+            lines.append(f"player_{seat} is out ({self.elimination} or more)")
+        if after.winners is not None:
+            lines.append(self._winner_line(after))
+        elif after.round != before.round:
+            lines.append(
+                f"round {after.round}: player_{after.round_order[0]} starts, up to {_times(self.max_rolls)}"
+            )
+        return lines
+
+    def _winner_line(self, state: State) -> str:
+        """How the winners of a finished game were decided (SY-9)."""
+        winners = state.winners
+        assert winners is not None  # called only once the game is over
+        if len(winners) == 1 and state.totals[winners[0]] < self.elimination:
+            return f"player_{winners[0]} wins: the only player still in"
+        said = "every player still in went out this round"
+        fewest = min(state.totals[s] for s in state.round_order)
+        tied = sorted(s for s in state.round_order if state.totals[s] == fewest)
+        if len(tied) == 1:
+            return f"{said}: the fewest points wins, player_{tied[0]} with {fewest}"
+        said += f": {_names(tied)} tie at {fewest} points"
+        before = state.totals_before_round
+        if len(winners) == len(tied):
+            return f"{said} and had {before[tied[0]]} each before the round: they share the win"
+        others = ", ".join(f"player_{s} had {before[s]}" for s in tied if s not in winners)
+        if len(winners) == 1:
+            best = winners[0]
+            return f"{said}; the fewest before the round wins, player_{best} with {before[best]} ({others})"
+        return (
+            f"{said}; the fewest before the round wins: {_names(winners)} share the win with "
+            f"{before[winners[0]]} each ({others})"
+        )
+
+    def render(self, state: State) -> str:
+        # The last turn's score is in the text log (change_lines), not here: a line "player_1's turn
+        # scored 6" above the table would stay while the next player rolls again.
+        lines = [f"Syvere, round {state.round} (out at {self.elimination})"]
         acting = None if state.winners is not None else state.round_order[state.turn]
         for seat, total in enumerate(state.totals):
             marks = []
