@@ -72,7 +72,9 @@ class ThresholdAgent(_TenThousandAgent):
     (100 + 300 for five dice) rather than both (150 + 200 for four). If the turn total with that selection reaches
     ``stop_at[dice left]`` and a bank is allowed, it banks the most valuable selection it may bank
     with instead. Two overrides: a bank that reaches the target is always taken, and in the end
-    phase (TT-8) it banks only to take the lead.
+    phase (TT-8) it banks only to take the lead. Under ``exact_target`` (TT-9d) it banks only with a
+    selection that keeps its total at or below the target whenever there is one (a bank past the
+    target scores 0).
 
     Args:
         stop_at: bank thresholds by the dice left after the selection, for 1, 2, ..., 6 dice.
@@ -111,6 +113,9 @@ class ThresholdAgent(_TenThousandAgent):
         options = self._options(observation, action_mask)
         own, turn_total = float(observation[0]), float(observation[k])
         banks = [o for o in options if o[3]]
+        if self.game.exact_target:  # TT-9d: a bank past the target scores 0: bank what scores, if any
+            room = self.game.target - own - turn_total
+            banks = [o for o in banks if o[0] <= room] or banks
         best_bank = max(banks, default=None, key=lambda o: (o[0], o[1]))
         go_on = max(options, key=lambda o: (o[0] + self.keep_bonus[o[1] - 1], o[0]))
         if best_bank is not None:

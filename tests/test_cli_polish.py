@@ -302,8 +302,9 @@ def test_tenthousand_logs_the_score_line_of_a_bust():
     raw._rng = np.random.default_rng(0)  # reset() keeps these dice (no seed given)
     raw._dice = ScriptedDice([(2, 2, 3, 4, 6, 6), (1, 1, 1, 2, 3, 4)])  # no 1, 5, triple or three pairs: a bust
     env.reset()
-    assert raw.log_lines[-3:] == [
+    assert raw.log_lines[-4:] == [
         "player_0 rolled ⚁ ⚁ ⚂ ⚃ ⚅ ⚅  (223466)",
+        "player_0: bust",
         "player_0: 0 -> 0 (+0)",
         "player_1 rolled ⚀ ⚀ ⚀ ⚁ ⚂ ⚃  (111234)",
     ]

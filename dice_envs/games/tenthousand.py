@@ -309,6 +309,17 @@ def _check_points(name: str, value, low: int, high: int = MAX_POINTS) -> int:
     return value
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _ordinal(n: int) -> str:
+    """``3`` -> ``"third"``; ``11`` -> ``"11th"`` (text of the log)."""
+    if n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 class Game(base.Game):
     """Ten thousand for 2..8 players.
 
@@ -483,6 +494,38 @@ class Game(base.Game):
             changes.append((seat, before.totals[seat], after.totals[seat]))
         return changes
 
+    def change_lines(self, before: State, after: State) -> list[str]:
+        """The text log: a bust with the points it lost (TT-2) and the bust penalty (TT-9e), a bank
+        past an exact target (TT-9d), the score line of every turn that ended, and the start of the
+        end phase when a player reaches the target (TT-8)."""
+        lines = []
+        seat = before.player
+        ended = before.winners is None and (after.turn != before.turn or after.winners is not None)
+        if ended and before.to_roll:  # a roll ended the turn: a bust (TT-2)
+            lost = before.turn_total
+            lines.append(f"player_{seat}: bust, {lost} points lost" if lost else f"player_{seat}: bust")
+            penalty = before.totals[seat] - after.totals[seat]
+            if penalty > 0:  # TT-9e
+                k = self.bust_penalty_after
+                why = "bust penalty" if k == 1 else f"{_ordinal(k)} bust in a row"
+                lines.append(f"player_{seat}: {why}: -{penalty}")
+        elif ended and self.exact_target and after.totals[seat] == before.totals[seat]:  # TT-9d
+            lines.append(f"player_{seat}: past the target {self.target}, the bank scores 0")
+        lines += super().change_lines(before, after)
+        if ended and before.turns_left is None and after.totals[seat] >= self.target > before.totals[seat]:
+            total = after.totals[seat]
+            if after.winners is not None:
+                lines.append(f"player_{seat} reached {total}: the game ends")
+            elif self.end == "last_turn_each":
+                lines.append(f"player_{seat} reached {total}: everyone else gets one last turn")
+            else:  # finish_round: the rest of the round plays
+                n = self.num_players
+                rest = [f"player_{(seat + i) % n}" for i in range(1, (after.turns_left or 0) + 1)]
+                names = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
+                verb = "plays" if len(rest) == 1 else "play"
+                lines.append(f"player_{seat} reached {total}: the round is played out, {names} {verb} a last turn")
+        return lines
+
     # -- chance -----------------------------------------------------------------------------
     def apply_chance(self, state: State, dice) -> State:
         if state.to_roll == 0:
@@ -528,6 +571,29 @@ class Game(base.Game):
                 reason = self._bank_block(state, value, left, combo)
                 return None if reason is None else self._explain(state, reason, value)
         raise ValueError(f"{to_string(sel)} is not a legal selection of the roll {to_string(state.roll)}")
+
+    def bank_refusals(self, state: State) -> list[tuple[tuple[int, ...], int, str | None]]:
+        """Text helper for terminal play: every legal selection of the roll with its value and the
+        key of the rule that forbids banking after it (``None`` if the bank is allowed):
+        ``"hot_dice"``, ``"opening"``, ``"min_bank"``, ``"confirm"`` or ``"over_threshold"``.
+
+        Raises:
+            ValueError: not a decision state.
+        """
+        if state.winners is not None or state.to_roll:
+            raise ValueError("bank_refusals: no decision is to be made in this state")
+        return [
+            (SELECTIONS[index], value, self._bank_block(state, value, left, combo))
+            for index, value, left, combo in self._roll_entries(state.roll)
+        ]
+
+    def bank_gain(self, state: State, value: int) -> int:
+        """Text helper: what banking now, after a selection worth ``value``, adds to the player's
+        total: the turn total, or 0 under TT-9d when it would pass the target."""
+        turn_total = state.turn_total + value
+        if self.exact_target and state.totals[state.player] + turn_total > self.target:
+            return 0
+        return turn_total
 
     def _bank_block(self, state: State, value: int, left: int, combo: bool) -> str | None:
         """The rule that forbids banking after a selection (its key), or ``None`` (TT-4, TT-7, TT-9).
@@ -699,8 +765,33 @@ class Game(base.Game):
                 turn[n + 10] = state.turns_left
         return np.array(table + turn, dtype=np.float32)
 
+    def rules_line(self) -> str:
+        """The variants in force, for the table's header: the end rule (TT-8) and every TT-9 variant
+        that is on."""
+        parts = [
+            {
+                "finish_round": "at the target the round is played out",
+                "last_turn_each": "at the target everyone else gets one last turn",
+                "immediate": "the first to the target wins",
+            }[self.end]
+        ]
+        if self.exact_target:
+            parts.append(f"exact target (a bank past {self.target} scores 0)")
+        if self.over_threshold:
+            start = f"from {self.target - 1000} " if self.target > 1000 else ""
+            parts.append(f"{start}bank only to reach {self.target}")
+        if self.confirm_combinations:
+            parts.append("a combination needs a later 1 or 5 before a bank")
+        if self.bust_penalty:
+            if self.bust_penalty_after == 1:
+                parts.append(f"a bust costs {self.bust_penalty}")
+            else:
+                parts.append(f"{self.bust_penalty_after} busts in a row cost {self.bust_penalty}")
+        return "rules: " + "; ".join(parts)
+
     def render(self, state: State) -> str:
         lines = [f"Ten thousand ({self.preset}), target {self.target}, turn {state.turn}"]
+        lines.append("  " + self.rules_line())
         acting = None if state.winners is not None else state.player
         for seat, total in enumerate(state.totals):
             marks = []
@@ -708,8 +799,8 @@ class Game(base.Game):
                 marks.append("<- to play")
             if not state.opened[seat]:
                 marks.append("not on the list yet")
-            if state.busts[seat]:
-                marks.append(f"busts in a row: {state.busts[seat]}")
+            if state.busts[seat] and self.bust_penalty:  # TT-9e: the count matters only with a penalty
+                marks.append(f"busts in a row: {state.busts[seat]} of {self.bust_penalty_after}")
             if state.winners is not None and seat in state.winners:
                 marks.append("WINNER")
             lines.append(f"  player_{seat}: {total:6d}  {', '.join(marks)}".rstrip())
@@ -723,5 +814,5 @@ class Game(base.Game):
             if state.pending and self.confirm_combinations:
                 lines.append("  a combination waits for a single 1 or 5 to confirm it")
             if state.turns_left is not None:
-                lines.append(f"  final turns: {state.turns_left} left")
+                lines.append(f"  final turns: {state.turns_left} left, this one included")
         return "\n".join(lines)

@@ -4,7 +4,8 @@ Input, case and spaces ignored:
 
 * ``1 5`` or ``15``: keep a 1 and a 5 and roll the rest (faces alone roll on);
 * ``15 r`` / ``15 roll``: the same; ``15 b`` / ``15 bank`` / ``15 stop``: keep them and bank;
-* ``b`` / ``bank`` alone: keep the most valuable dice you may bank with, and bank.
+* ``b`` / ``bank`` alone: bank after the keep that adds the most to your total (under
+  ``exact_target`` a bank past the target adds nothing, TT-9d).
 
 The loop also takes the rule book's strings, ``keep 15 roll`` and ``keep 15 bank`` (TT-11).
 """
@@ -18,7 +19,7 @@ ROLL_WORDS = ("r", "roll", "k", "kast", "slå")
 BANK_WORDS = ("b", "bank", "s", "stop", "stopp")
 HELP = (
     "Type the faces to keep, e.g. '1 5' or '15', then r to roll on or b to bank ('15 b'); "
-    "faces alone roll on; 'b' alone keeps the best dice and banks."
+    "faces alone roll on; 'b' alone banks with the keep that scores the most."
 )
 
 
@@ -45,21 +46,88 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     if rest:
         line += f"   (not scoring: {' '.join(map(str, rest))})"
     lines.append(line)
-    keeps, banks = [], []
-    for sel, value in game.selections(roll):
+    keeps, banks, passing = [], [], []
+    total = state.totals[state.player]
+    for sel, value, reason in game.bank_refusals(state):
         keeps.append(f"{_name(sel)} ({value})")
-        if game.bank_refusal(state, sel) is None:
+        if reason is not None:
+            continue
+        if game.bank_gain(state, value) == 0:  # TT-9d: past the target
+            passing.append(_name(sel))
+        elif game.exact_target and total + state.turn_total + value == game.target:
+            banks.append(f"{_name(sel)} (reaches {game.target} exactly)")
+        else:
             banks.append(_name(sel))
     lines.append("  You may keep: " + ", ".join(keeps))
     if banks:
         lines.append("  You may bank after keeping: " + ", ".join(banks))
-    else:
-        # The engine's own words: the one place that says why a bank is refused.
-        lines.append(f"  No bank yet: {game.bank_refusal(state)}")
+    if passing:
+        lines.append(f"  Past the target {game.target}, a bank scores 0: " + ", ".join(passing))
+    if not banks and not passing:
+        lines.append(f"  No bank yet: {no_bank_reason(game, state)}")
+    elif not banks and len(passing) < len(keeps):
+        lines.append(f"  No bank that scores: {no_bank_reason(game, state)}")
     if state.pending and game.confirm_combinations:
         lines.append("  Your last combination still needs a single 1 or 5 to confirm it (TT-9c).")
+    if state.turns_left is not None:
+        lines.append("  " + _last_turn(state, seat, game))
     lines.append("  " + HELP)
     return "\n".join(lines)
+
+
+def _names(seats) -> str:
+    names = [f"player_{s}" for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _last_turn(state: tt.State, seat: int, game: tt.Game) -> str:
+    """TT-8: in the end phase every turn is that player's last one; say what it takes to win."""
+    own = state.totals[seat]
+    others = [t for s, t in enumerate(state.totals) if s != seat]
+    best = max(others)
+    leaders = _names(s for s, t in enumerate(state.totals) if s != seat and t == best)
+    if own > best:
+        return f"This is your last turn: you lead with {own} ({leaders} {best})."
+    if game.exact_target and best >= game.target:
+        need = game.target - own
+        return f"This is your last turn: {best} ({leaders}) can only be tied, with exactly {need} this turn."
+    return f"This is your last turn: beat {best} ({leaders}), you need more than {best - own} this turn."
+
+
+def _group_reason(game: tt.Game, reason: str, best: int) -> str:
+    """Why a group of keeps may not be banked (TT-4, TT-7, TT-9b, TT-9c); ``best`` is the largest
+    turn total among them."""
+    most = f"you would have at most {best}"
+    start = f"at {game.target - 1000} or more " if game.target > 1000 else ""
+    return {
+        "hot_dice": "hot dice must be rolled again (TT-4)",
+        "opening": f"the first bank needs {game.opening} points in the turn, {most} (TT-7)",
+        "min_bank": f"a bank needs {game.min_bank} points in the turn, {most} (TT-7)",
+        "confirm": "a combination must be confirmed by a later single 1 or 5 first (TT-9c)",
+        "over_threshold": f"{start}you may bank only to reach {game.target} (TT-9b)",
+    }[reason]
+
+
+def no_bank_reason(game: tt.Game, state: tt.State) -> str:
+    """Why the keeps that may not be banked are refused: the engine's reason when one rule holds
+    back every keep, else each rule with the keeps it holds back, the most valuable first."""
+    refusals = game.bank_refusals(state)
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for sel, value, reason in sorted(refusals, key=lambda r: -r[1]):
+        if reason is not None:
+            groups.setdefault(reason, []).append((value, _name(sel)))
+    every = sum(map(len, groups.values())) == len(refusals)
+    if every and len(groups) == 1:
+        return str(game.bank_refusal(state))  # the engine's own words
+    parts = []
+    for i, (reason, keeps) in enumerate(groups.items()):
+        if every and i == len(groups) - 1 and len(keeps) > 1:
+            who = "any other keep"
+        else:
+            names = [k for _, k in keeps]
+            who = "keeping " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1])
+        parts.append(f"{who}: {_group_reason(game, reason, state.turn_total + keeps[0][0])}")
+    return "; ".join(parts)
 
 
 def _without(dice, part) -> tuple[int, ...]:
@@ -111,10 +179,21 @@ def parse(game: tt.Game, state: tt.State, text: str) -> int:
     if not faces:
         if not bank:
             raise ValueError("which dice do you keep? " + HELP)
-        banks = [(value, sel) for sel, value in game.selections(roll) if game.bank_refusal(state, sel) is None]
+        # The bank that adds the most to the total: under exact_target one past the target adds 0.
+        banks = [
+            (game.bank_gain(state, value), value, sel)
+            for sel, value, reason in game.bank_refusals(state)
+            if reason is None
+        ]
         if not banks:
-            raise ValueError(f"you cannot bank now: {game.bank_refusal(state)}")
-        return tt.encode_action(max(banks)[1], True)
+            raise ValueError(f"you cannot bank now: {no_bank_reason(game, state)}")
+        gain, _, sel = max(banks)
+        if gain == 0:
+            raise ValueError(
+                f"every bank now passes the target {game.target} and scores 0 (TT-9d); to bank anyway "
+                f"name the dice, e.g. '{_name(sel)} b', or roll on"
+            )
+        return tt.encode_action(sel, True)
     bad = sorted({c for c in faces if c not in "123456"})
     if bad:
         raise ValueError(f"{', '.join(bad)} is not a die face (1..6). " + HELP)
