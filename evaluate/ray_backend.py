@@ -137,12 +137,13 @@ class GameWorker:
             shutil.rmtree(root, ignore_errors=True)
 
     def play(self, tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
-        """Play a batch of games (see :func:`evaluate.tournament.play_batch`): the games finished,
-        and the entrant's failure (``AgentFailed``) that stopped the batch, if any. Other errors
-        are raised, for the driver to send the batch again."""
-        from evaluate.tournament import AgentFailed, play_batch
+        """Play a batch of games (see :func:`evaluate.tournament.play_batch_remote`): the games
+        finished, and the failure of an entrant that stopped the batch, if any (an illegal action
+        or an exception in an agent's code: seeded, it would happen again on every retry, so the
+        driver stops as a local run does). Only a lost actor is retried."""
+        from evaluate.tournament import play_batch_remote
 
-        return play_batch(self.game, self.agents, tasks, catch=(AgentFailed,))
+        return play_batch_remote(self.game, self.agents, tasks)
 
     def ping(self) -> int:
         """The actor's process id (the driver waits for it: the actor is built and ready)."""
@@ -221,6 +222,7 @@ def play_tasks_ray(
         raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
+    began = time.perf_counter()  # Ray's own start (a local instance: seconds) counts in the start-up
     ray, workers, started = start_ray(address, workers)
     if not tasks:
         if started:
@@ -229,7 +231,7 @@ def play_tasks_ray(
     try:
         return _play(
             ray, worker_class, game_name, options, specs, labels, tasks, workers, on_records, progress, max_retries,
-            size,
+            size, began,
         )  # fmt: skip
     finally:
         if started:
@@ -237,7 +239,7 @@ def play_tasks_ray(
 
 
 def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, on_records, progress, max_retries,
-          size):
+          size, began):
     payloads = ray.put(checkpoint_payloads(game_name, specs, labels))  # read once, shipped to every node
     # Ray does not restart the actors itself (max_restarts=0): a dead one is replaced below by a new
     # actor, built from the same object reference, which this driver holds until the end.
@@ -257,7 +259,9 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
         # Starting Ray's workers and building the agents takes seconds; the bar's games per
         # second count from here, so that they say how fast games are played.
         if progress.enabled:
-            print(f"Ray: {workers} workers ready in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+            now = time.perf_counter()
+            print(f"Ray: {workers} workers ready in {now - began:.1f} s (Ray {start - began:.1f} s, the workers "
+                  f"{now - start:.1f} s)", file=sys.stderr, flush=True)  # fmt: skip
         progress.start = time.perf_counter()
     size = size or batch_size(len(tasks), workers)
     queue = [(i, tasks[i : i + size]) for i in range(0, len(tasks), size)]

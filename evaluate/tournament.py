@@ -640,11 +640,13 @@ def play_batch(game, agents: dict, tasks: Sequence[GameTask], catch: tuple = (Ex
     return records, None
 
 
-def _worker_play(tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
-    records, error = play_batch(_WORKER["game"], _WORKER["agents"], tasks)
+def play_batch_remote(game, agents: dict, tasks: Sequence[GameTask]):
+    """:func:`play_batch` in a worker process (local pool or Ray actor): the failure that stopped
+    the batch is made to travel back to the driver. A bug in an agent keeps its traceback (as the
+    pool itself would send it); an exception that pickle cannot rebuild is sent as a RuntimeError
+    naming it."""
+    records, error = play_batch(game, agents, tasks)
     if error is not None and not isinstance(error, AgentFailed):
-        # A bug in an agent: its traceback travels with it (as the pool itself would send it), and
-        # an exception that pickle cannot rebuild is sent as a RuntimeError naming it.
         try:
             pickle.loads(pickle.dumps(error))
             sent: BaseException = error
@@ -652,6 +654,10 @@ def _worker_play(tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException
             sent = RuntimeError(f"{type(error).__name__}: {error}")
         error = ExceptionWithTraceback(sent, error.__traceback__)
     return records, error
+
+
+def _worker_play(tasks: list[GameTask]) -> tuple[list[GameRecord], BaseException | None]:
+    return play_batch_remote(_WORKER["game"], _WORKER["agents"], tasks)
 
 
 class Progress:

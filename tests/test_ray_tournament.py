@@ -306,3 +306,43 @@ def test_an_illegal_action_stops_the_run_at_once_as_locally(ray_instance, tmp_pa
     with pytest.raises(AgentFailed, match="^agent 'honest' at seat 1 .* played an illegal action$"):
         play_tasks_ray("meyer", {"num_players": 2}, specs, labels, tasks, workers=1, size=2,
                        worker_class=_worker(_BreaksRules))  # fmt: skip
+
+
+class _OneRaisingGame(_OneIllegalGame):
+    """Mixed into GameWorker: its ``random`` entrant raises (a bug in the agent's code) at the start
+    of the one game whose agent seed is ``target_seed``."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        broken = self.agents["random"]
+        inner_act = type(broken).act
+
+        def act(self, observation, action_mask):
+            if self.broken:
+                raise ZeroDivisionError("a bug in the agent's own code")
+            return inner_act(self, observation, action_mask)
+
+        type(broken).act = act
+
+
+@pytest.mark.ray
+def test_an_agents_exception_keeps_the_finished_games_and_stops_as_locally(ray_instance):
+    """An exception in an agent's code is seeded, so it comes back on every retry: the run stops with
+    the agent's own error and traceback, keeping every game finished before it (it used to lose its
+    batch's finished games, replay the batch four times, and report the whole batch failed)."""
+    from evaluate.ray_backend import play_tasks_ray
+    from evaluate.tournament import keyed_seed, schedule
+
+    labels = specs = ["random", "honest"]
+    tasks = schedule(labels, 2, games=40, seed=2)
+    failing = next(i for i, t in enumerate(tasks) if t.deal == 25 and t.rotation == 0)
+    task = tasks[failing]
+    seed = keyed_seed("agent", task.seed, task.table_key, task.deal, "random")
+    stored = []
+    with pytest.raises(ZeroDivisionError, match="a bug in the agent's own code") as caught:
+        play_tasks_ray("meyer", {"num_players": 2}, specs, labels, tasks, workers=2, on_records=stored.extend,
+                       size=8, worker_class=_worker(_OneRaisingGame, target_seed=seed))  # fmt: skip
+    assert "in act" in str(caught.value.__cause__)  # the agent's frame, from the worker
+    keys = [r.task.key for r in stored]
+    assert len(keys) == len(set(keys)) and task.key not in keys
+    assert {t.key for t in tasks[:failing]} <= set(keys)  # its batch's first games too
