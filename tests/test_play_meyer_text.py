@@ -137,3 +137,11 @@ def test_an_opponents_random_choices_do_not_follow_the_dice():
             stream.roll(1)
             answers.setdefault(stream._faces[0], set()).add(decision)
     assert any(len(seen) == 2 for seen in answers.values()), answers
+
+
+def test_help_repeats_the_choices():
+    answers = iter(["?", "help", "q"])
+    out: list[str] = []
+    assert play("meyer", {}, seat=0, opponents="honest", seed=3, read=lambda _: next(answers), write=out.append) is None
+    choices = [line for line in out if line.startswith("  Ranking, best first:")]
+    assert len(choices) == 3  # once before the prompt, once for each request

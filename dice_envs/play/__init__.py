@@ -8,8 +8,9 @@ The loop is the same for every game; each game has a hook module ``dice_envs.pla
 * optionally ``render_for(game, state, seat) -> str``: the table as that seat sees it (games with
   hidden information); without it the loop shows ``game.render(state)``.
 
-``q`` or end of input quits (the game is left, :func:`play` returns ``None``); Ctrl-C is not
-caught here, so that every command treats it alike (``dice-envs`` exits 130).
+``help`` or ``?`` shows the choices again; ``q`` or end of input quits (the game is left,
+:func:`play` returns ``None``); Ctrl-C is not caught here, so that every command treats it alike
+(``dice-envs`` exits 130).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 
 QUIT = ("q", "quit", "exit")
+HELP = ("help", "?", "h")
 MAX_INPUT = 80  # longer input is refused without being shown again
 
 
@@ -30,8 +32,9 @@ class _Quit(Exception):
     pass
 
 
-def _ask(game, state, hooks, read: Callable[[str], str], write) -> int:
-    """Ask until the person gives a legal action; raises _Quit on q or end of input."""
+def _ask(game, state, seat: int, hooks, read: Callable[[str], str], write) -> int:
+    """Ask until the person gives a legal action; raises _Quit on q or end of input; ``help`` or
+    ``?`` says the choices again."""
     while True:
         try:
             text = read("> ").strip()
@@ -41,6 +44,9 @@ def _ask(game, state, hooks, read: Callable[[str], str], write) -> int:
         if text.lower() in QUIT:
             raise _Quit
         if not text:
+            continue
+        if text.lower() in HELP:
+            write(hooks.describe(game, state, seat))
             continue
         if len(text) > MAX_INPUT:  # not echoed back in the error message
             write(f"  That line is {len(text)} characters long; an answer is a few.")
@@ -110,7 +116,7 @@ def play(
             return hooks.render_for(game, state, seat)
         return game.render(state)
 
-    write(f"{game.name}: you are player_{seat}, against {against}. q quits.")
+    write(f"{game.name}: you are player_{seat}, against {against}. q quits, ? repeats the choices.")
     raw.reset(seed=seed)
     for line in raw.log_lines[1:]:
         write(f"  {line}")
@@ -126,7 +132,7 @@ def play(
                 write("")
                 write(table(state))
                 write(hooks.describe(game, state, seat))
-                action = _ask(game, state, hooks, read, write)
+                action = _ask(game, state, seat, hooks, read, write)
             else:
                 action = bots[acting].act(obs["observation"], obs["action_mask"])
             raw.step(action)
