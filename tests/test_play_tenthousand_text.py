@@ -11,18 +11,9 @@ from agents.tenthousand import ThresholdAgent
 from dice_envs import tenthousand_v1
 from dice_envs.games import tenthousand as tt
 from dice_envs.play import tenthousand as hooks
+from test_cli_polish import ScriptedDice  # tests/ is on the path, as for test_train_cli
 
 BUST = (2, 2, 3, 4, 6, 6)  # no 1, 5, triple, straight or three pairs
-
-
-class ScriptedDice:
-    def __init__(self, rolls):
-        self.rolls = list(rolls)
-
-    def roll(self, k):
-        roll = self.rolls.pop(0)
-        assert len(roll) == k, (roll, k)
-        return roll
 
 
 def logged(options, rolls, actions):
