@@ -168,3 +168,106 @@ def test_multi_agent_env_delivers_every_seats_return_and_refuses_illegal_actions
         assert set(obs) == set(rewards) == acted == set(env.possible_agents)
         assert all(terminated[a] for a in acted)
         assert [totals[a] for a in env.possible_agents] == [float(r) for r in returns]
+
+
+def test_reset_skips_games_over_before_anyone_acts(monkeypatch):
+    """Syvere 4p with elimination 10: the games of seeds 166 and 278 are over at reset (review finding 1)."""
+    pytest.importorskip("ray.rllib")
+    import train.rllib
+    from train.rllib import _env_class
+
+    options = {"num_players": 4, "elimination": 10}
+    env = _env_class()({"game": "syvere", "options": options})
+    for seed in (166, 278, 0):
+        obs, _ = env.reset(seed=seed)
+        ((agent, o),) = obs.items()
+        assert o["action_mask"].sum() > 0 and agent == env.aec.agent_selection
+        assert not env.aec.terminations[agent]
+    monkeypatch.setattr(train.rllib, "MAX_EMPTY_RESETS", 1)
+    with pytest.raises(RuntimeError, match="1 games in a row were over before anyone acted"):
+        env.reset(seed=166)
+    with pytest.raises(ValueError, match="no decisions to learn"):
+        _env_class()({"game": "syvere", "options": {"max_rolls": 1}})
+
+
+@pytest.mark.ray
+def test_rllib_trains_where_games_can_be_over_at_reset(ray_instance, tmp_path):
+    from train.rllib import train
+
+    summary = train("syvere", {"num_players": 4, "elimination": 6}, timesteps=3000, seed=1,
+                    run_dir=str(tmp_path / "run"), batch=1500, progress=False)  # fmt: skip
+    assert summary["timesteps"] >= 3000
+
+
+@pytest.mark.ray
+def test_rllib_resume_keeps_settings_and_only_complete_checkpoints(ray_instance, tmp_path, capsys):
+    import shutil
+
+    from train.rllib import MARKER, main, train
+
+    run = tmp_path / "run"
+    first = train("meyer", {"lives": 2}, timesteps=1000, seed=4, run_dir=str(run), batch=1000, progress=False)
+    assert json.loads((run / "rllib" / MARKER).read_text())["steps"] == first["timesteps"]
+    base = ["meyer", "--lives", "2", "--seed", "4", "--batch", "1000", "--run-dir", str(run)]
+    # Other settings: refused in one line naming them, before anything is trained.
+    with pytest.raises(ValueError) as info:
+        main([*base[:2], "3", *base[3:], "--hidden", "32", "--timesteps", "2000"])
+    assert "--lives 2 (this command: 3); --hidden 64,64 (this command: 32)" in str(info.value)
+    with pytest.raises(ValueError, match=r"--seed 4 \(this command: 5\)"):
+        main([*base[:4], "5", *base[5:], "--timesteps", "2000"])
+    # A save killed before its marker (a partial rllib.new) is ignored and tidied.
+    shutil.copytree(run / "rllib", run / "rllib.new")
+    shutil.rmtree(run / "rllib.new" / "learner_group")
+    (run / "rllib.new" / MARKER).unlink()
+    capsys.readouterr()
+    assert main([*base, "--timesteps", "2000"]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads((run / "summary.json").read_text())
+    ran, total = summary["steps_this_run"], summary["timesteps"]
+    assert ran == total - first["timesteps"] > 0 and total >= 2000
+    assert out.splitlines()[0].startswith(f"trained {ran} env steps in ")
+    assert out.splitlines()[0].endswith(f"; resumed at {first['timesteps']}, the run has {total} in all")
+    last = [line for line in err.splitlines() if line.startswith("rllib self-play:")][-1]
+    assert last.startswith(f"rllib self-play: 100% {total}/{total} ")  # not "0% N/?" after an overshoot
+    assert not (run / "rllib.new").exists()
+    # A checkpoint missing a file (learner_group/: the weights) is never restored.
+    shutil.rmtree(run / "rllib" / "learner_group")
+    with pytest.raises(ValueError, match="incomplete RLlib checkpoint"):
+        main([*base, "--timesteps", "3000"])
+
+
+@pytest.mark.ray
+def test_rllib_saves_on_ctrl_c(ray_instance, tmp_path, monkeypatch):
+    """A SIGINT during training: the batch ends, the run is saved, KeyboardInterrupt is raised."""
+    import signal
+
+    import train.rllib as rllib
+
+    mean_return = rllib._mean_return
+    handler = signal.getsignal(signal.SIGINT)
+
+    def interrupt_once(result):
+        if not calls:
+            os.kill(os.getpid(), signal.SIGINT)
+        calls.append(1)
+        return mean_return(result)
+
+    calls = []
+    monkeypatch.setattr(rllib, "_mean_return", interrupt_once)
+    run = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        rllib.train("meyer", {"lives": 2}, timesteps=100_000, seed=2, run_dir=str(run), batch=500, progress=False)
+    assert len(calls) == 1  # stopped after the batch that was running
+    steps = json.loads((run / "rllib" / rllib.MARKER).read_text())["steps"]
+    assert 500 <= steps < 100_000
+    assert signal.getsignal(signal.SIGINT) is handler  # the handler is put back
+
+
+@pytest.mark.ray
+def test_more_env_runners_than_cpus_are_refused(ray_instance, tmp_path):
+    from train.rllib import train
+
+    cpus = int(ray_instance.cluster_resources()["CPU"])
+    with pytest.raises(ValueError, match=f"--env-runners {cpus + 1} needs {cpus + 1} CPUs"):
+        train("meyer", {}, timesteps=1000, run_dir=str(tmp_path / "run"), env_runners=cpus + 1, progress=False)
+    assert not (tmp_path / "run").exists()

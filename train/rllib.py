@@ -17,10 +17,17 @@ What it does, and why so:
   env (``dice_envs.registry.env_module(game).env(...)``) as an RLlib ``MultiAgentEnv``: each step
   carries the observation of the one seat to act; every seat is mapped to the policy ``"shared"``,
   so the policy plays against copies of itself (self-play).
-* **Every seat's terminal reward is delivered.** Rewards the PettingZoo env hands out are kept
-  per seat and given to a seat with its next observation; when the game ends, every seat that
-  played gets its final observation, its reward and ``terminated``, whoever made the last move
-  (the flaw of single-agent wrappers that only reward the seat that moved).
+* **Every seat that acted receives its end-of-game reward.** Rewards the PettingZoo env hands out
+  are kept per seat and given to a seat with its next observation; when the game ends, every seat
+  that acted in it gets its final observation, its reward and ``terminated``, whoever made the
+  last move (the flaw of single-agent wrappers that only reward the seat that moved). A seat that
+  never acted in a game gets nothing recorded for it, even with a nonzero return (no action of it
+  is to be credited, so learning loses nothing, but RLlib's per-agent returns of such a game need
+  not sum to zero).
+* **Every game has a decision.** A game can be over before anyone acts (Syvere with a small
+  ``--elimination``): :meth:`DiceMultiAgentEnv.reset` starts new games until a seat must act
+  (a ``RuntimeError`` after :data:`MAX_EMPTY_RESETS` in a row), and options under which nobody
+  ever decides (Syvere ``--max-rolls 1``: ``game.has_decisions()``) are refused before Ray starts.
 * **Illegal actions are never sampled.** Observations are ``{"observations", "action_mask"}``;
   :class:`MaskedPPOTorchRLModule` (after RLlib's action-masking example,
   ``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``) adds ``log(mask)`` (clamped to
@@ -38,13 +45,42 @@ The run directory holds ``final/`` (the checkpoint: an agent for ``play``, ``tou
 exploitability tools), ``rllib/`` (RLlib's own checkpoint, to resume: running the same command
 again continues from it; trusted only as the user's own run, never loaded by an agent) and
 ``summary.json`` (steps, wall time, env steps per second).
+
+Resuming and interrupting:
+
+* ``rllib/`` is saved every :data:`SAVE_EVERY_SECONDS` s, at the end, and on Ctrl-C (after the
+  current train batch, then the command exits 130; a second Ctrl-C stops at once, unsaved). A
+  save is written to ``rllib.new/``, marked complete by :data:`MARKER` (written last: the run's
+  settings and every file with its size), then swapped in by renames (``rllib`` to ``rllib.old``,
+  ``rllib.new`` to ``rllib``). A kill at any moment leaves the previous or the new checkpoint;
+  the next run tidies the leftovers and restores only a complete checkpoint (an incomplete
+  ``rllib/``, such as one an older version left, is refused with a message).
+* A resume must give the run's settings: the game, its options, ``--hidden``, ``--seed``,
+  ``--envs`` and ``--batch`` (what is trained, and how); another one is refused in one line
+  naming the differences (exit 2), before Ray starts. ``--timesteps`` (the total to reach),
+  ``--env-runners`` and ``--address`` (where sampling runs) and ``--no-progress`` may change. The
+  first run's train batch is ``min(--batch, --timesteps)``.
+* ``--seed`` seeds RLlib, torch and the envs, but does **not** make a run reproducible on its own:
+  RLlib's episode bookkeeping (``MultiAgentEpisode``) takes agent IDs out of Python sets, whose
+  order depends on string hashing, so two runs of one command can train different weights
+  unless ``PYTHONHASHSEED`` is fixed (``PYTHONHASHSEED=0 dice-envs train ...``); with it fixed,
+  repeated runs in the driver (``--env-runners 0``, one machine) were found to train identical weights.
+* ``--address HOST:PORT`` that takes no TCP connection within :data:`CONNECT_TIMEOUT` s is refused
+  with one line (``ray.init`` has no connect timeout of its own and retries for minutes), and so
+  are more ``--env-runners`` than the cluster has CPUs (the extra env runners would wait forever).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
+import shutil
+import signal
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -62,6 +98,15 @@ SAVE_EVERY_SECONDS = 60.0
 MINIBATCH = 250
 #: The largest seed (numpy's ``np.random.seed``, which RLlib calls with the seed, plus i in env runner i).
 MAX_SEED = 2**32 - 1
+#: Games in a row that may be over before anyone acts before :meth:`DiceMultiAgentEnv.reset` gives up.
+MAX_EMPTY_RESETS = 1000
+#: The file written last into a saved RLlib checkpoint: its settings and every file with its size.
+#: A checkpoint without it (or with a listed file missing or of another size) is incomplete.
+MARKER = "dice_envs_checkpoint.json"
+#: Settings that may change when a run resumes (the others must be the run's own, see :func:`check_resume`).
+RESUMABLE = ("timesteps", "env_runners", "address", "progress")
+#: Seconds to wait for a TCP connection to ``--address`` before giving up (Ray itself retries for minutes).
+CONNECT_TIMEOUT = 10.0
 
 
 # -- observations -------------------------------------------------------------------------------
@@ -118,6 +163,9 @@ def _env_class():
             self.game_name = config.get("game", "meyer")
             self.aec = env_module(self.game_name).env(**dict(config.get("options") or {}))
             self.engine = self.aec.unwrapped.game
+            if not self.engine.has_decisions():
+                raise ValueError(f"{self.game_name} with options {config.get('options') or {}} has no decisions "
+                                 "to learn (every turn plays itself out)")
             self.norm = _checkpoint_norm(fixed_normalization(self.engine))
             self.agents = self.possible_agents = list(self.aec.possible_agents)
             n = self.engine.num_actions
@@ -139,7 +187,18 @@ def _env_class():
             return {"observations": scale(raw["observation"], self.norm), "action_mask": self._mask}
 
         def reset(self, *, seed=None, options=None):
-            self.aec.reset(seed=seed)
+            # A game can be over before anyone acts (Syvere with a small elimination mark): RLlib
+            # needs a seat to act, so such games are skipped; the next ones continue the dice's
+            # generator (seeded by the first reset only).
+            for _ in range(MAX_EMPTY_RESETS):
+                self.aec.reset(seed=seed)
+                seed = None
+                first = self.aec.agent_selection
+                if not (self.aec.terminations[first] or self.aec.truncations[first]):
+                    break
+            else:
+                raise RuntimeError(f"{self.game_name}: {MAX_EMPTY_RESETS} games in a row were over before anyone "
+                                   "acted; these options leave nothing to learn")
             self._pending = {a: 0.0 for a in self.agents}
             first = self.aec.agent_selection
             self._seen = {first}
@@ -323,6 +382,159 @@ def export_module(module, engine, path, norm: dict, training: dict | None = None
                            training=training or {})
 
 
+# -- the run's RLlib checkpoint and settings -----------------------------------------------------
+def run_settings(game: str, options: dict, hidden, seed: int, envs: int, batch: int, engine=None) -> dict:
+    """The settings that make a run what it is: a resume must give the same ones (see :func:`check_resume`).
+
+    ``engine_options`` (every option of the game, resolved) is what is compared for the game's
+    options, so that two spellings of the same game agree; ``options`` is kept as given, to show.
+    """
+    from agents.checkpoint import engine_options
+    from dice_envs.registry import env_module
+
+    engine = engine if engine is not None else env_module(game).env(**options).unwrapped.game
+    settings = {"game": game, "options": dict(options), "engine_options": engine_options(engine),
+                "hidden": [int(h) for h in hidden], "seed": seed, "envs": envs, "batch": batch}
+    return json.loads(strict_json.dumps(settings))  # as it reads back from the marker (tuples: lists)
+
+
+#: How :func:`check_resume` names a setting (the flag that gives it; game options go by their own flags).
+_SETTING_NAMES = {"game": "game", "hidden": "--hidden", "seed": "--seed", "envs": "--envs", "batch": "--batch"}
+
+
+def _shown(key: str, settings: dict) -> str:
+    if key == "hidden":
+        return ",".join(str(h) for h in settings[key])
+    return str(settings[key])
+
+
+def check_resume(run: Path, old: dict, new: dict) -> None:
+    """Refuse resuming ``run`` with settings other than it was trained with (``ValueError``, one line).
+
+    The game, its options, ``--hidden``, ``--seed``, ``--envs`` and ``--batch`` must be the run's
+    own; :data:`RESUMABLE` ones may change. Settings the old checkpoint does not hold are not compared.
+    """
+    keys = ["game"] if old.get("game", new["game"]) != new["game"] else ["game", "engine_options"]
+    keys += ["hidden", "seed", "envs", "batch"]
+    changed = []
+    for k in keys:
+        if k == "engine_options" and isinstance(old.get(k), dict) and old[k] != new[k]:
+            was, now = old[k], new[k]  # each game option that differs, as its flag
+            changed += [f"--{o.replace('_', '-')} {was.get(o, '(none)')} (this command: {now.get(o, '(none)')})"
+                        for o in sorted(set(was) | set(now)) if was.get(o) != now.get(o)]
+        elif k in old and k != "engine_options" and old[k] != new[k]:
+            changed.append(f"{_SETTING_NAMES[k]} {_shown(k, old)} (this command: {_shown(k, new)})")
+    if changed:
+        listed = "; ".join(changed)
+        may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUMABLE if k != "progress")
+        raise ValueError(f"{run} was trained with other settings: {listed}. Resuming keeps a run's settings: give the "
+                         f"same ones (only {may} and --no-progress may change), or use another --run-dir")
+
+
+def _siblings(resume: Path) -> tuple[Path, Path]:
+    """Where a checkpoint is written before it replaces ``resume``, and where the replaced one goes."""
+    return resume.with_name(resume.name + ".new"), resume.with_name(resume.name + ".old")
+
+
+def complete_checkpoint(path: Path) -> dict | None:
+    """The marker of the complete checkpoint in ``path``, or None if it is missing or incomplete."""
+    try:
+        marker = json.loads((path / MARKER).read_text())
+        files = marker["files"]
+        if not isinstance(files, dict) or not files:
+            return None
+        for name, size in files.items():
+            if (path / name).stat().st_size != size:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return marker
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def save_checkpoint_atomically(save, resume: Path, info: dict) -> None:
+    """Write a checkpoint with ``save(directory)`` and put it in place of ``resume`` only once complete.
+
+    It is written to ``resume.new``, then :data:`MARKER` (``info`` and every file with its size) is
+    written into it last; then ``resume`` is renamed to ``resume.old``, ``resume.new`` to ``resume``,
+    and ``resume.old`` deleted. A kill at any point leaves a complete checkpoint that
+    :func:`recover_checkpoint` finds.
+    """
+    new, old = _siblings(resume)
+    _remove(new)
+    save(new)
+    files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
+    tmp = new / (MARKER + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(strict_json.dumps({**info, "files": files}, indent=1))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, new / MARKER)
+    if resume.exists():
+        _remove(old)
+        os.replace(resume, old)
+    os.replace(new, resume)
+    _remove(old)
+
+
+def recover_checkpoint(resume: Path) -> dict | None:
+    """Tidy what an interrupted :func:`save_checkpoint_atomically` left; return the marker of the
+    complete checkpoint now in ``resume``, or None if there is none (a new run).
+
+    A complete ``resume.new`` is the newest checkpoint and takes the place of ``resume``; an
+    incomplete one is deleted. ``resume.old`` is put back if ``resume`` is missing, else deleted.
+
+    Raises:
+        ValueError: ``resume`` holds an incomplete checkpoint (a save interrupted by an older
+            version, or files deleted), which is never restored.
+    """
+    new, old = _siblings(resume)
+    if new.exists():
+        if complete_checkpoint(new) is not None:
+            if resume.exists():
+                _remove(old)
+                os.replace(resume, old)
+            os.replace(new, resume)
+        else:
+            _remove(new)
+    if old.exists():
+        if complete_checkpoint(old) is not None and complete_checkpoint(resume) is None:
+            _remove(resume)  # (missing, unless something other than a save left it incomplete)
+            os.replace(old, resume)
+        else:
+            _remove(old)
+    if not resume.exists():
+        return None
+    marker = complete_checkpoint(resume)
+    if marker is None:
+        raise ValueError(f"{resume} holds an incomplete RLlib checkpoint (its save was interrupted, files are missing, or "
+                         f"it was written before dice-envs marked complete checkpoints with {MARKER}): it cannot be "
+                         "resumed; delete it to train this run afresh, or use another --run-dir")
+    return marker
+
+
+def _probe(address: str) -> None:
+    """Refuse (``ValueError``) an ``--address`` HOST:PORT that takes no TCP connection within
+    :data:`CONNECT_TIMEOUT` s: ``ray.init`` would retry for minutes with no message of its own."""
+    target = address[len("ray://"):] if address.startswith("ray://") else address
+    host, colon, port = target.rpartition(":")
+    if not colon or not port.isdigit() or not host:
+        return  # "auto", "local" and the like: Ray resolves them and fails fast itself
+    host = host.strip("[]")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc) or type(exc).__name__)
+        raise ValueError(f"cannot reach a Ray cluster at --address {address} ({reason} within {CONNECT_TIMEOUT:.0f} s): "
+                         "is `ray start --head` running there, and is the port open?") from None
+
+
 # -- training -----------------------------------------------------------------------------------
 def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed: int = 0,
           run_dir: str | None = None, hidden=(64, 64), env_runners: int = 0, envs: int = 8, batch: int = 2000,
@@ -366,8 +578,15 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     from dice_envs.registry import env_module
 
     engine = env_module(game).env(**options).unwrapped.game  # a bad option fails here, clearly
+    if not engine.has_decisions():
+        raise ValueError(f"{game} with options {options} has no decisions to learn (every turn plays itself out)")
+    hidden = tuple(int(h) for h in hidden)
+    settings = run_settings(game, options, hidden, seed, envs, batch, engine=engine)
     run = Path(run_dir or f"runs/{game}-rllib-seed{seed}")
-    run.mkdir(parents=True, exist_ok=True)
+    resume = run / "rllib"
+    marker = recover_checkpoint(resume)  # (a leftover of an interrupted save is tidied first)
+    if marker is not None:
+        check_resume(run, marker.get("settings", {}), settings)
     norm = _checkpoint_norm(fixed_normalization(engine))
     import torch
 
@@ -376,35 +595,57 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     started = False
-    if not ray.is_initialized():
-        kwargs = dict(include_dashboard=False, logging_level="warning")
-        if address:
-            ray.init(address=address, **kwargs)
-        else:
-            ray.init(num_cpus=max(1, env_runners + 1), object_store_memory=256 * 2**20, **kwargs)
-        started = True
     try:
-        config = build_config(game, options, hidden=tuple(int(h) for h in hidden), seed=seed,
-                              env_runners=env_runners, envs=envs, batch=min(batch, timesteps))
+        if not ray.is_initialized():
+            kwargs = dict(include_dashboard=False, logging_level="warning")
+            if address:
+                _probe(address)
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=max(1, env_runners + 1), object_store_memory=256 * 2**20, **kwargs)
+            started = True
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if env_runners > cpus:  # each env runner takes a CPU: the others would wait for one forever
+            raise ValueError(f"--env-runners {env_runners} needs {env_runners} CPUs (one per env runner), but the Ray "
+                             f"cluster has {cpus:g}: give at most --env-runners {int(cpus)}")
+        run.mkdir(parents=True, exist_ok=True)
+        config = build_config(game, options, hidden=hidden, seed=seed, env_runners=env_runners, envs=envs,
+                              batch=min(batch, timesteps))
         algo = config.build_algo()
-        resume = run / "rllib"
-        if (resume / "algorithm_state.pkl").is_file() or (resume / "rllib_checkpoint.json").is_file():
+        if marker is not None:
             algo.restore_from_path(str(resume.resolve()))
         done = int(_lifetime_steps(algo))
+        first = saved_steps = done
+
+        def save():
+            nonlocal saved_steps
+            if done != saved_steps:
+                save_checkpoint_atomically(lambda path: algo.save_to_path(str(path.resolve())), resume,
+                                           {"settings": settings, "steps": done})
+                saved_steps = done
+
         bar = _bar(timesteps, done, progress)
-        start = time.perf_counter()
-        first, saved = done, time.perf_counter()
-        while done < timesteps:
-            result = algo.train()
-            now = int(_lifetime_steps(algo, result))
-            bar.update(now - done)
-            done = now
-            bar.set_postfix_str(f"return {_mean_return(result)}")
-            # RLlib's checkpoint takes seconds to write: once a minute, and at the end.
-            if done >= timesteps or time.perf_counter() - saved > SAVE_EVERY_SECONDS:
-                algo.save_to_path(str(resume.resolve()))
-                saved = time.perf_counter()
-        bar.close()
+        start = saved = time.perf_counter()
+        with _DeferredInterrupt() as interrupt:
+            while done < timesteps and not interrupt.requested:
+                result = algo.train()
+                now = int(_lifetime_steps(algo, result))
+                if now > bar.total:  # the last batch overshoots: the bar ends at 100% of what was sampled
+                    bar.total = now
+                bar.update(now - done)
+                done = now
+                bar.set_postfix_str(f"return {_mean_return(result)}")
+                # RLlib's checkpoint takes seconds to write: once a minute, and at the end.
+                if done >= timesteps or time.perf_counter() - saved > SAVE_EVERY_SECONDS:
+                    save()
+                    saved = time.perf_counter()
+            bar.close()
+            if interrupt.requested:
+                # Between two train batches the algorithm is consistent: keep what it learnt.
+                save()
+                print(f"interrupted: saved {done} env steps in {resume}; run the same command to resume",
+                      file=sys.stderr)
+                raise KeyboardInterrupt
         seconds = time.perf_counter() - start
         module = algo.get_module(POLICY_ID)
         if inspect is not None:
@@ -419,6 +660,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
             "hidden": list(hidden),
             "env_runners": env_runners,
             "envs_per_env_runner": envs,
+            "batch": batch,
             "wall_seconds": seconds,
             "env_steps_per_second": (done - first) / seconds if seconds > 0 else 0.0,
         }
@@ -431,6 +673,34 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         torch.set_num_threads(threads)
         if started:
             ray.shutdown()
+
+
+class _DeferredInterrupt:
+    """Holds a Ctrl-C (SIGINT) back until the current train batch is done: ``requested`` is then
+    set, and the loop saves and raises ``KeyboardInterrupt``. A second Ctrl-C stops at once.
+    (Only in the main thread, where Python handles signals; elsewhere a no-op.)"""
+
+    def __init__(self):
+        self.requested = False
+        self._installed = False
+        self._previous = None
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\ninterrupted: saving after this train batch (Ctrl-C again to stop without saving)", file=sys.stderr)
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._installed:  # (None: a handler set outside Python; Python's own is the closest)
+            signal.signal(signal.SIGINT, signal.default_int_handler if self._previous is None else self._previous)
+        return False
 
 
 def _lifetime_steps(algo, result: dict | None = None) -> float:
@@ -463,6 +733,18 @@ def _bar(total: int, initial: int, enabled: bool):
 
 
 # -- command line -------------------------------------------------------------------------------
+def summary_line(summary: dict, timesteps: int) -> str:
+    """What a run did: this run's env steps, time and rate, and the run's total after a resume."""
+    ran, total = summary["steps_this_run"], summary["timesteps"]
+    if ran == 0:
+        return f"nothing to train: the run already has {total} env steps (--timesteps {timesteps})"
+    line = (f"trained {ran} env steps in {summary['wall_seconds']:.0f} s "
+            f"({summary['env_steps_per_second']:.0f} env steps/s)")
+    if total != ran:
+        line += f"; resumed at {total - ran}, the run has {total} in all"
+    return line
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m train.rllib",
@@ -502,8 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     # train() checks --timesteps, --batch and --seed before Ray starts
     summary = train(ns.game, options, timesteps=ns.timesteps, seed=ns.seed, run_dir=ns.run_dir, hidden=hidden,
                     env_runners=ns.env_runners, envs=ns.envs, batch=ns.batch, address=ns.address, progress=not ns.no_progress)
-    print(f"trained {summary['timesteps']} env steps in {summary['wall_seconds']:.0f} s "
-          f"({summary['env_steps_per_second']:.0f} env steps/s)")
+    print(summary_line(summary, ns.timesteps))
     print(f"checkpoint: {summary['policy']}")
     return 0
 
