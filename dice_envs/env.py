@@ -368,7 +368,9 @@ class DiceGameEnv(AECEnv):
     @property
     def log_lines(self) -> list[str]:
         """What the last step did, as text: the action, the rolls (hidden rolls unnamed) and the
-        changes in the scores. Kept only when the env has a ``render_mode``."""
+        engine's :meth:`~dice_envs.games.base.Game.change_lines` (score lines, and what a person at
+        the table is told: a lifted cup, a bust, a player out). Kept only when the env has a
+        ``render_mode``."""
         return list(self._last_lines)
 
     # -- helpers ------------------------------------------------------------------------------

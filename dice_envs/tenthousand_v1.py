@@ -90,10 +90,11 @@ that is not a multiple of 50 (a penalised player could never hit the target exac
 ``opening`` or ``min_bank`` above a smaller ``target`` given by the user (``target=500`` with
 ``dk``'s opening 1000) is lowered to the target instead. The upper bounds of the point options are
 far above any game a person plays; they keep every observation bound an exact float32 number.
-Can end is not will end: under harsh settings (a ``bust_penalty`` of 1000 after every bust with a
-small ``target``; a high ``min_bank`` with ``over_threshold`` and ``confirm_combinations``) a random
-or newly initialised policy busts far more than it banks and its total falls without limit (past
-minus 300 000 within 100 000 random steps). Pass ``max_cycles`` when training on such settings.
+Can end is not will end: with a bust penalty and settings that make banking hard (``bust_penalty``
+1000 after every bust with a small ``target``; ``farkle`` with a high ``min_bank``,
+``over_threshold`` and ``confirm_combinations``) a random or newly initialised policy busts far more
+than it banks, and its total falls without limit (past minus 800 000 within 100 000 random steps).
+Pass ``max_cycles`` when training on such settings.
 
 Scoring (TT-5), per preset:
 

@@ -63,7 +63,7 @@ def test_TT9e_the_third_bust_in_a_row_names_the_penalty():
         "player_1: 0 -> 0 (+0)",
         "player_0 rolled ⚁ ⚁ ⚂ ⚃ ⚅ ⚅  (223466)",
         "player_0: bust",
-        "player_0: third bust in a row: -500",
+        "player_0: bust penalty, 3 busts in a row: -500",
         "player_0: 0 -> -500 (-500)",
         "player_1 rolled ⚁ ⚂ ⚃ ⚅ ⚅ ⚅  (234666)",
     ]

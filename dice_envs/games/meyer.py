@@ -616,7 +616,7 @@ class Game(base.Game):
         lives lines, who is out and who starts the next round."""
         lines = []
         d = after.last_doubt
-        if d is not None and d is not before.last_doubt:
+        if d is not None and after.lives != before.lives:  # every doubt costs a life (ME-4, ME-6)
             said = CLAIM_NAMES[d.claim]
             shown = CLAIM_NAMES[CLAIM_OF_DICE[d.dice]]
             verdict = "a lie" if d.loser == d.claimer else "true"

@@ -309,17 +309,6 @@ def _check_points(name: str, value, low: int, high: int = MAX_POINTS) -> int:
     return value
 
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-
-
-def _ordinal(n: int) -> str:
-    """``3`` -> ``"third"``; ``11`` -> ``"11th"`` (text of the log)."""
-    if n <= len(_ORDINALS):
-        return _ORDINALS[n - 1]
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 class Game(base.Game):
     """Ten thousand for 2..8 players.
 
@@ -507,7 +496,8 @@ class Game(base.Game):
             penalty = before.totals[seat] - after.totals[seat]
             if penalty > 0:  # TT-9e
                 k = self.bust_penalty_after
-                why = "bust penalty" if k == 1 else f"{_ordinal(k)} bust in a row"
+                # The count starts again after a penalty: the 4th bust in a row is the 2nd of a new count.
+                why = "bust penalty" if k == 1 else f"bust penalty, {k} busts in a row"
                 lines.append(f"player_{seat}: {why}: -{penalty}")
         elif ended and self.exact_target and after.totals[seat] == before.totals[seat]:  # TT-9d
             lines.append(f"player_{seat}: past the target {self.target}, the bank scores 0")
