@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -50,6 +51,8 @@ from evaluate.tournament import GameRecord, GameTask, Progress
 INSTALL_HINT = "pip install 'dice-envs[ray]'"
 #: Batches sent again after a failure before the failure is reported.
 DEFAULT_MAX_RETRIES = 3
+#: Seconds to wait for a TCP connection to ``--address`` before giving up (Ray itself retries for minutes).
+CONNECT_TIMEOUT = 10.0
 #: Batches kept in flight per actor: one playing, one queued, so an actor never waits for the driver.
 IN_FLIGHT_PER_ACTOR = 2
 
@@ -159,6 +162,22 @@ def batch_size(num_tasks: int, workers: int) -> int:
     return max(1, min(64, num_tasks // (workers * 16)))
 
 
+def probe_address(address: str) -> None:
+    """Refuse (``ValueError``) an ``--address`` HOST:PORT that takes no TCP connection within
+    :data:`CONNECT_TIMEOUT` s: ``ray.init`` would retry for minutes with no message of its own."""
+    target = address[len("ray://"):] if address.startswith("ray://") else address
+    host, colon, port = target.rpartition(":")
+    if not colon or not port.isdigit() or not host:
+        return  # "auto", "local" and the like: Ray resolves them and fails fast itself
+    host = host.strip("[]")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc) or type(exc).__name__)
+        raise ValueError(f"cannot reach a Ray cluster at --address {address} ({reason} within {CONNECT_TIMEOUT:.0f} s): "
+                         "is `ray start --head` running there, and is the port open?") from None
+
+
 def start_ray(address: str | None, workers: int | None):
     """Join the cluster at ``address``, or start a local instance with ``workers`` CPUs.
 
@@ -172,6 +191,7 @@ def start_ray(address: str | None, workers: int | None):
     if not ray.is_initialized():
         kwargs = dict(include_dashboard=False, logging_level="warning", log_to_driver=True)
         if address:
+            probe_address(address)
             ray.init(address=address, **kwargs)
         else:
             # A small object store: results are a few kB per game and checkpoints are small, and

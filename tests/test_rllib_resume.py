@@ -154,3 +154,19 @@ def test_changed_settings_are_refused_before_ray_starts(tmp_path, capsys):
     err = _refused(["meyer", "--lives", "3", "--hidden", "32", "--timesteps", "3000", "--run-dir", str(run)], capsys)
     assert "--lives 2 (this command: 3); --hidden 64,64 (this command: 32)" in err
     assert not ray.is_initialized()
+
+
+def test_a_tournament_at_an_unreachable_address_is_refused_at_once(tmp_path, capsys):
+    """The same check for ``tournament --backend ray --address``: it hung for minutes in Ray's retries."""
+    ray = pytest.importorskip("ray")
+    from dice_envs.cli import main as cli_main
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "results.sqlite"
+    code = cli_main(["tournament", "meyer", "--agents", "random", "honest", "--games", "2", "--backend", "ray",
+                     "--address", f"127.0.0.1:{port}", "--db", str(db), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot reach a Ray cluster at --address 127.0.0.1:{port}" in err
+    assert err.count("\n") == 1 and not ray.is_initialized()
