@@ -167,7 +167,7 @@ def test_bare_b_without_exact_target_is_unchanged():
 
 def test_the_header_names_the_variants_in_force():
     assert tt.Game(preset="dk").render(tt.Game(preset="dk").initial_state()).splitlines()[:2] == [
-        "Ten thousand (dk), target 10000, turn 1",
+        "Ten thousand (dk), target 10000, round 1 (turn 1)",
         "  rules: at the target the round is played out",
     ]
     game = tt.Game(preset="farkle", over_threshold=True, confirm_combinations=True, end="immediate")

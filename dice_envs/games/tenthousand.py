@@ -780,7 +780,9 @@ class Game(base.Game):
         return "rules: " + "; ".join(parts)
 
     def render(self, state: State) -> str:
-        lines = [f"Ten thousand ({self.preset}), target {self.target}, turn {state.turn}"]
+        # Everyone plays every round (nobody leaves a game of 10 000): round r holds turns (r-1)N+1 .. rN.
+        rnd = (state.turn - 1) // self.num_players + 1
+        lines = [f"Ten thousand ({self.preset}), target {self.target}, round {rnd} (turn {state.turn})"]
         lines.append("  " + self.rules_line())
         acting = None if state.winners is not None else state.player
         for seat, total in enumerate(state.totals):
