@@ -114,7 +114,7 @@ def test_TT9d_a_bank_past_the_target_says_it_scores_0_and_reaching_it_starts_the
         "game over",
     ]
     assert raw.game.render(raw.game_state).splitlines()[:2] == [
-        "Ten thousand (no), target 500, turn 3",
+        "Ten thousand (no), target 500, round 2 (turn 3)",
         "  rules: at the target everyone else gets one last turn; exact target (a bank past 500 scores 0)",
     ]
 
