@@ -170,3 +170,27 @@ def test_a_tournament_at_an_unreachable_address_is_refused_at_once(tmp_path, cap
     err = capsys.readouterr().err
     assert code == 2 and f"cannot reach a Ray cluster at --address 127.0.0.1:{port}" in err
     assert err.count("\n") == 1 and not ray.is_initialized()
+
+
+def test_an_option_the_old_run_did_not_know_is_not_compared(tmp_path):
+    """A later version's new game option must not make every older run unresumable."""
+    old = run_settings("meyer", {}, (64, 64), 0, 8, 2000)
+    del old["engine_options"]["history"]
+    check_resume(tmp_path, old, run_settings("meyer", {}, (64, 64), 0, 8, 2000))
+    with pytest.raises(ValueError, match=r"--lives 6 \(this command: 2\)"):
+        check_resume(tmp_path, old, run_settings("meyer", {"lives": 2}, (64, 64), 0, 8, 2000))
+
+
+def test_an_ignored_sigint_stays_ignored():
+    """A training run started with SIGINT ignored (a background job) is not made interruptible."""
+    import signal
+
+    from train.rllib import _DeferredInterrupt
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _DeferredInterrupt():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

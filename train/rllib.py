@@ -416,9 +416,11 @@ def check_resume(run: Path, old: dict, new: dict) -> None:
     changed = []
     for k in keys:
         if k == "engine_options" and isinstance(old.get(k), dict) and old[k] != new[k]:
-            was, now = old[k], new[k]  # each game option that differs, as its flag
-            changed += [f"--{o.replace('_', '-')} {was.get(o, '(none)')} (this command: {now.get(o, '(none)')})"
-                        for o in sorted(set(was) | set(now)) if was.get(o) != now.get(o)]
+            # Each game option that differs, as its flag; an option the old run's marker does not
+            # know (added by a later version) is not compared.
+            was, now = old[k], new[k]
+            changed += [f"--{o.replace('_', '-')} {was[o]} (this command: {now.get(o, '(none)')})"
+                        for o in sorted(was) if was[o] != now.get(o)]
         elif k in old and k != "engine_options" and old[k] != new[k]:
             changed.append(f"{_SETTING_NAMES[k]} {_shown(k, old)} (this command: {_shown(k, new)})")
     if changed:
@@ -467,17 +469,35 @@ def save_checkpoint_atomically(save, resume: Path, info: dict) -> None:
     _remove(new)
     save(new)
     files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
+    for name in files:  # on disk before the marker says they are (a power loss, not only a kill)
+        _fsync(new / name)
     tmp = new / (MARKER + ".tmp")
     with open(tmp, "w") as f:
         f.write(strict_json.dumps({**info, "files": files}, indent=1))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, new / MARKER)
+    _fsync(new, directory=True)
     if resume.exists():
         _remove(old)
         os.replace(resume, old)
     os.replace(new, resume)
+    _fsync(resume.parent, directory=True)
     _remove(old)
+
+
+def _fsync(path: Path, directory: bool = False) -> None:
+    """Flush a file's (or a directory's entries') data to disk, where the system allows it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # (some file systems refuse to sync a directory)
+    finally:
+        os.close(fd)
 
 
 def recover_checkpoint(resume: Path) -> dict | None:
@@ -621,8 +641,9 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
                     save()
                     saved = time.perf_counter()
             bar.close()
-            if interrupt.requested:
-                # Between two train batches the algorithm is consistent: keep what it learnt.
+            if interrupt.requested and done < timesteps:
+                # Between two train batches the algorithm is consistent: keep what it learnt. (A
+                # Ctrl-C in the last batch lets the finished run be exported as usual.)
                 save()
                 print(f"interrupted: saved {done} env steps in {resume}; run the same command to resume",
                       file=sys.stderr)
@@ -673,7 +694,7 @@ class _DeferredInterrupt:
         print("\ninterrupted: saving after this train batch (Ctrl-C again to stop without saving)", file=sys.stderr)
 
     def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._handle)
             self._installed = True
         return self
