@@ -43,6 +43,7 @@ import numpy as np
 
 from agents.base import Agent
 from dice_envs.games.base import Game
+from dice_envs.options import option_flag
 
 FORMAT = "dice-envs-policy"
 #: The checkpoint format version this module writes; it reads only the versions in ``_READABLE``.
@@ -342,7 +343,7 @@ def check_compatible(meta: dict, engine, path="") -> None:
         except (TypeError, ValueError):
             plain = {}
         flags = " ".join(
-            f"--{k.replace('_', '-')} {_flag_value(v)}"
+            f"{option_flag(k)} {_flag_value(v)}"
             for k, v in theirs.items()
             if k == "preset" and new_preset or plain.get(k) != v or (k in differ and not new_preset)
         )

@@ -218,7 +218,8 @@ def option_defaults(game: str) -> dict[str, Any]:
     return defaults
 
 
-def _flag(name: str) -> str:
+def option_flag(name: str) -> str:
+    """A game option's command-line flag: ``num_players`` -> ``--num-players``."""
     return "--" + name.replace("_", "-")
 
 
@@ -242,18 +243,18 @@ def parse_game_options(game: str, words: list[str]) -> dict:
         name, has_value, text = word[2:].partition("=")
         key = name.replace("-", "_")
         if key not in types_:
-            known = ", ".join(_flag(n) for n in types_)
+            known = ", ".join(option_flag(n) for n in types_)
             raise ValueError(f"unknown option {key!r} ({word.split('=')[0]}) for {game}; options are: {known}")
         if has_value:
             i += 1
         else:
             if i + 1 >= len(words):
-                raise ValueError(f"option {_flag(key)} needs a value ({type_name(types_[key])})")
+                raise ValueError(f"option {option_flag(key)} needs a value ({type_name(types_[key])})")
             text = words[i + 1]
             i += 2
         if key in options:
-            raise ValueError(f"option {_flag(key)} is given twice")
-        options[key] = parse_value(text, types_[key], f"option {_flag(key)}")
+            raise ValueError(f"option {option_flag(key)} is given twice")
+        options[key] = parse_value(text, types_[key], f"option {option_flag(key)}")
     return options
 
 

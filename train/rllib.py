@@ -27,7 +27,7 @@ What it does, and why so:
 * **Every game has a decision.** A game can be over before anyone acts (Syvere with a small
   ``--elimination``): :meth:`DiceMultiAgentEnv.reset` starts new games until a seat must act
   (a ``RuntimeError`` after :data:`MAX_EMPTY_RESETS` in a row), and options under which nobody
-  ever decides (Syvere ``--max-rolls 1``: ``game.has_decisions()``) are refused before Ray starts.
+  ever decides (Syvere ``--max-rolls 1``: ``game.check_decisions``) are refused before Ray starts.
 * **Illegal actions are never sampled.** Observations are ``{"observations", "action_mask"}``;
   :class:`MaskedPPOTorchRLModule` (after RLlib's action-masking example,
   ``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``) adds ``log(mask)`` (clamped to
@@ -86,6 +86,7 @@ from pathlib import Path
 import numpy as np
 
 from dice_envs import strict_json
+from dice_envs.options import option_flag
 
 #: Half-width of the clip the checkpoint's normalisation records; scaled observations lie in [-1, 1].
 CLIP = 5.0
@@ -160,9 +161,7 @@ def _env_class():
             self.game_name = config.get("game", "meyer")
             self.aec = env_module(self.game_name).env(**dict(config.get("options") or {}))
             self.engine = self.aec.unwrapped.game
-            if not self.engine.has_decisions():
-                raise ValueError(f"{self.game_name} with options {config.get('options') or {}} has no decisions "
-                                 "to learn (every turn plays itself out)")
+            self.engine.check_decisions(dict(config.get("options") or {}))
             self.norm = _checkpoint_norm(fixed_normalization(self.engine))
             self.agents = self.possible_agents = list(self.aec.possible_agents)
             n = self.engine.num_actions
@@ -419,7 +418,7 @@ def check_resume(run: Path, old: dict, new: dict) -> None:
             # Each game option that differs, as its flag; an option the old run's marker does not
             # know (added by a later version) is not compared.
             was, now = old[k], new[k]
-            changed += [f"--{o.replace('_', '-')} {was[o]} (this command: {now.get(o, '(none)')})"
+            changed += [f"{option_flag(o)} {was[o]} (this command: {now.get(o, '(none)')})"
                         for o in sorted(was) if was[o] != now.get(o)]
         elif k in old and k != "engine_options" and old[k] != new[k]:
             changed.append(f"{_SETTING_NAMES[k]} {_shown(k, old)} (this command: {_shown(k, new)})")
@@ -579,8 +578,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     from dice_envs.registry import env_module
 
     engine = env_module(game).env(**options).unwrapped.game  # a bad option fails here, clearly
-    if not engine.has_decisions():
-        raise ValueError(f"{game} with options {options} has no decisions to learn (every turn plays itself out)")
+    engine.check_decisions(options)
     hidden = tuple(int(h) for h in hidden)
     settings = run_settings(game, options, hidden, seed, envs, batch, engine=engine)
     run = Path(run_dir or f"runs/{game}-rllib-seed{seed}")

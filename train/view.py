@@ -196,9 +196,7 @@ class SingleAgentView(gymnasium.Env):
         check_options(raw_class.game_class, options, extras=VIEW_ARGUMENTS)
         raw = raw_class(**options)
         self.engine = raw.game
-        if not self.engine.has_decisions():
-            # Refused now: every reset() would play games without a decision for the learner.
-            raise ValueError(f"{game} with these options has no decisions to learn (every turn plays itself out): {options}")
+        self.engine.check_decisions(options)  # refused now, not at every reset()
         self.num_players = self.engine.num_players
         self.observation_space: spaces.Box = raw.observation_space("player_0")["observation"]
         self.action_space = spaces.Discrete(self.engine.num_actions)

@@ -139,6 +139,12 @@ class Game(abc.ABC):
         ``max_rolls=1`` plays itself out: every turn ends with its one roll)."""
         return True
 
+    def check_decisions(self, options: dict) -> None:
+        """Refuse (``ValueError``) options under which nobody ever decides: a learner would have
+        nothing to learn, and every reset would play whole games without a decision."""
+        if not self.has_decisions():
+            raise ValueError(f"{self.name} with options {options} has no decisions to learn (every turn plays itself out)")
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         for name in self._MEMOS:
@@ -334,6 +340,13 @@ def check_bool(name: str, value) -> bool:
 def check_num_players(value) -> int:
     """Validate ``num_players`` (2..8 for every game)."""
     return check_int("num_players", value, MIN_PLAYERS, MAX_PLAYERS)
+
+
+def seat_names(seats: Iterable[int]) -> str:
+    """Seats as the text log names them, in the order given: ``player_0``, ``player_0 and
+    player_2``, ``player_0, player_1 and player_2``."""
+    names = [f"player_{s}" for s in seats]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def zero_sum_returns(num_players: int, winners: Iterable[int]) -> tuple[float, ...]:

@@ -102,12 +102,6 @@ def _times(rolls: int) -> str:
     return f"{rolls} roll{'s' if rolls != 1 else ''}"
 
 
-def _names(seats) -> str:
-    """``player_0``, ``player_0 and player_2``, ``player_0, player_1 and player_2``."""
-    names = [f"player_{s}" for s in sorted(seats)]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 class Game(base.Game):
     """Syvere for 2..8 players.
 
@@ -352,7 +346,7 @@ class Game(base.Game):
         tied = sorted(s for s in state.round_order if state.totals[s] == fewest)
         if len(tied) == 1:
             return f"{said}: the fewest points wins, player_{tied[0]} with {fewest}"
-        said += f": {_names(tied)} tie at {fewest} points"
+        said += f": {base.seat_names(tied)} tie at {fewest} points"
         before = state.totals_before_round
         if len(winners) == len(tied):
             return f"{said} and had {before[tied[0]]} each before the round: they share the win"
@@ -361,7 +355,7 @@ class Game(base.Game):
             best = winners[0]
             return f"{said}; the fewest before the round wins, player_{best} with {before[best]} ({others})"
         return (
-            f"{said}; the fewest before the round wins: {_names(winners)} share the win with "
+            f"{said}; the fewest before the round wins: {base.seat_names(sorted(winners))} share the win with "
             f"{before[winners[0]]} each ({others})"
         )
 

@@ -510,10 +510,11 @@ class Game(base.Game):
                 lines.append(f"player_{seat} reached {total}: everyone else gets one last turn")
             else:  # finish_round: the rest of the round plays
                 n = self.num_players
-                rest = [f"player_{(seat + i) % n}" for i in range(1, (after.turns_left or 0) + 1)]
-                names = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
+                rest = [(seat + i) % n for i in range(1, (after.turns_left or 0) + 1)]
                 verb = "plays" if len(rest) == 1 else "play"
-                lines.append(f"player_{seat} reached {total}: the round is played out, {names} {verb} a last turn")
+                lines.append(
+                    f"player_{seat} reached {total}: the round is played out, {base.seat_names(rest)} {verb} a last turn"
+                )
         return lines
 
     # -- chance -----------------------------------------------------------------------------

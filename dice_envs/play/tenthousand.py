@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dice_envs import dice as dice_mod
 from dice_envs.games import tenthousand as tt
+from dice_envs.games.base import seat_names
 
 ROLL_WORDS = ("r", "roll", "k", "kast", "slå")
 BANK_WORDS = ("b", "bank", "s", "stop", "stopp")
@@ -75,17 +76,12 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     return "\n".join(lines)
 
 
-def _names(seats) -> str:
-    names = [f"player_{s}" for s in seats]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _last_turn(state: tt.State, seat: int, game: tt.Game) -> str:
     """TT-8: in the end phase every turn is that player's last one; say what it takes to win."""
     own = state.totals[seat]
     others = [t for s, t in enumerate(state.totals) if s != seat]
     best = max(others)
-    leaders = _names(s for s, t in enumerate(state.totals) if s != seat and t == best)
+    leaders = seat_names(s for s, t in enumerate(state.totals) if s != seat and t == best)
     if own > best:
         return f"This is your last turn: you lead with {own} ({leaders} {best})."
     if game.exact_target and best >= game.target:
