@@ -123,7 +123,7 @@ def test_TT9d_describe_sets_the_banks_past_the_target_apart_and_points_out_the_e
     game = tt.Game(**EXACT)
     state = at(game, (1, 3, 4, 5, 5, 5))
     lines = hooks.describe(game, state, 0).splitlines()
-    assert lines[3:5] == [
+    assert lines[2:4] == [
         "  You may bank after keeping: 1, 5, 15, 55, 155, 555 (reaches 500 exactly)",
         "  Past the target 500, a bank scores 0: 1555",
     ]
@@ -150,7 +150,7 @@ def test_TT9d_bare_b_refuses_when_every_bank_scores_0_and_describe_says_why_the_
         "e.g. '111 b', or roll on"
     )
     lines = hooks.describe(game, state, 0).splitlines()
-    assert lines[3:5] == [
+    assert lines[2:4] == [
         "  Past the target 2000, a bank scores 0: 111",
         "  No bank that scores: keeping 11 or 1: a bank needs 300 points in the turn, you would have at most 200 (TT-7)",
     ]
@@ -161,7 +161,7 @@ def test_bare_b_without_exact_target_is_unchanged():
     state = at(game, (1, 2, 2, 2, 5, 6), turn_total=500)
     assert tt.ACTION_STRINGS[hooks.parse(game, state, "b")] == "keep 12225 bank"
     lines = hooks.describe(game, state, 0).splitlines()
-    assert lines[3] == "  You may bank after keeping: 1, 5, 15, 222, 1222, 2225, 12225"
+    assert lines[2] == "  You may bank after keeping: 1, 5, 15, 222, 1222, 2225, 12225"
     assert not any("Past the target" in line for line in lines)
 
 
@@ -312,3 +312,22 @@ def test_heuristic_banks_what_scores_under_exact_target():
         assert bank and game.bank_gain(state, game.score(selection)) == 0
         gains = [game.bank_gain(state, v) for _, v, reason in game.bank_refusals(state) if reason is None]
         assert max(gains) > 0
+
+
+# -- the person's prompt shows the roll once; help shows the table and the choices again ----------
+def test_the_roll_is_shown_once_before_the_prompt_and_help_repeats_the_table():
+    from dice_envs.play import play
+
+    answers = iter(["?", "q"])
+    out: list[str] = []
+    assert play("tenthousand", {}, seat=0, opponents="heuristic", seed=3, read=lambda _: next(answers),
+                write=out.append) is None  # fmt: skip
+    text = "\n".join(out)
+    out = text.splitlines()
+    rolled = next(line for line in out if line.startswith("  player_0 rolled "))
+    faces = rolled.rsplit("(", 1)[1].rstrip(")")
+    # the log line, then the table's roll line: once per showing of the table (before the prompt, on '?')
+    assert text.count(f"({faces})") == 1 + 2
+    assert sum(line.startswith("  turn total: 0   roll: ") for line in out) == 2
+    assert sum(line.startswith("  You may keep: ") for line in out) == 2
+    assert "Your roll" not in text

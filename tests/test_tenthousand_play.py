@@ -74,10 +74,10 @@ def test_TT5_parse_dk_three_pairs_need_different_values():
         hooks.parse(game, at(game, (4, 4, 6, 6, 6, 6)), "446666")
 
 
-def test_TT6_describe_lists_the_roll_its_scoring_dice_and_the_keeps():
+def test_TT6_describe_lists_the_scoring_dice_and_the_keeps():
     game = tt.Game(preset="dk")
     text = hooks.describe(game, at(game, (1, 2, 2, 2, 5, 6)), 0)
-    assert "122256" in text and "⚀ ⚁ ⚁ ⚁ ⚄ ⚅" in text
+    assert "12225" in text  # the roll itself is on the table shown above (game.render)
     assert "not scoring: 6" in text
     assert "1 (100), 5 (50), 15 (150), 222 (200), 1222 (300), 2225 (250), 12225 (350)" in text
     assert "No bank yet: the first bank needs at least 1000" in text

@@ -32,9 +32,9 @@ class _Quit(Exception):
     pass
 
 
-def _ask(game, state, seat: int, hooks, read: Callable[[str], str], write) -> int:
+def _ask(game, state, hooks, show: Callable[[], None], read: Callable[[str], str], write) -> int:
     """Ask until the person gives a legal action; raises _Quit on q or end of input; ``help`` or
-    ``?`` says the choices again."""
+    ``?`` shows the table and the choices again (``show()``)."""
     while True:
         try:
             text = read("> ").strip()
@@ -46,7 +46,7 @@ def _ask(game, state, seat: int, hooks, read: Callable[[str], str], write) -> in
         if not text:
             continue
         if text.lower() in HELP:
-            write(hooks.describe(game, state, seat))
+            show()
             continue
         if len(text) > MAX_INPUT:  # not echoed back in the error message
             write(f"  That line is {len(text)} characters long; an answer is a few.")
@@ -129,10 +129,14 @@ def play(
             acting = int(agent_id.rsplit("_", 1)[1])
             state = raw.game_state
             if acting == seat:
+
+                def show(state=state) -> None:
+                    write(table(state))
+                    write(hooks.describe(game, state, seat))
+
                 write("")
-                write(table(state))
-                write(hooks.describe(game, state, seat))
-                action = _ask(game, state, seat, hooks, read, write)
+                show()
+                action = _ask(game, state, hooks, show, read, write)
             else:
                 action = bots[acting].act(obs["observation"], obs["action_mask"])
             raw.step(action)

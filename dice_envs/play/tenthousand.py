@@ -38,9 +38,10 @@ def _largest_selection(game: tt.Game, dice) -> tuple[int, ...]:
 
 
 def describe(game: tt.Game, state: tt.State, seat: int) -> str:
-    """The roll, which dice score, the legal keeps with their values, and whether a bank is open."""
+    """Which dice of the roll score, the legal keeps with their values, and whether a bank is open
+    (the table above it shows the roll and the turn total)."""
     roll = state.roll
-    lines = [f"  Your roll: {dice_mod.to_unicode(roll)}  ({_name(roll)})   turn total so far: {state.turn_total}"]
+    lines = []
     scoring = _largest_selection(game, roll)
     rest = _without(roll, scoring)
     line = f"  Scoring dice: {_name(scoring)}"
