@@ -72,9 +72,11 @@ class ThresholdAgent(_TenThousandAgent):
     (100 + 300 for five dice) rather than both (150 + 200 for four). If the turn total with that selection reaches
     ``stop_at[dice left]`` and a bank is allowed, it banks the most valuable selection it may bank
     with instead. Two overrides: a bank that reaches the target is always taken, and in the end
-    phase (TT-8) it banks only to take the lead. Under ``exact_target`` (TT-9d) it banks only with a
-    selection that keeps its total at or below the target whenever there is one (a bank past the
-    target scores 0).
+    phase (TT-8) it banks only to take the lead. Under ``exact_target`` (TT-9d) a bank past the
+    target scores 0 and the turn total only grows, so it rolls on only with a selection that leaves
+    room below the target for a 5, and banks only with a selection that keeps its total at or below
+    the target; when no selection leaves room it banks (past the target only if it must: a bank for
+    0 ends the turn without a bust).
 
     Args:
         stop_at: bank thresholds by the dice left after the selection, for 1, 2, ..., 6 dice.
@@ -107,17 +109,28 @@ class ThresholdAgent(_TenThousandAgent):
                 raise ValueError(f"{name} must give 6 numbers (for 1..6 dice left), got {table!r}")
         self.stop_at = tuple(stop_at)
         self.keep_bonus = tuple(keep_bonus)
+        self._smallest = game.score((5,))  # the smallest score of a keep (TT-3)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         n, k = self._n, self._k
         options = self._options(observation, action_mask)
         own, turn_total = float(observation[0]), float(observation[k])
         banks = [o for o in options if o[3]]
-        if self.game.exact_target:  # TT-9d: a bank past the target scores 0: bank what scores, if any
+        going = options
+        if self.game.exact_target:  # TT-9d: a bank past the target scores 0
             room = self.game.target - own - turn_total
-            banks = [o for o in banks if o[0] <= room] or banks
+            # the turn total only grows: roll on only with a keep that leaves room for a 5 (the
+            # smallest score) and bank only what keeps the total at or below the target ...
+            going = [o for o in options if room - o[0] >= self._smallest]
+            fitting = [o for o in banks if o[0] <= room]
+            if not going:  # ... unless nothing can score any more: then a bank for 0 ends it without a bust
+                best = max(fitting or banks, default=None, key=lambda o: (o[0], o[1]))
+                if best is not None:
+                    return 2 * best[2] + tt.BANK
+                going = options
+            banks = fitting
         best_bank = max(banks, default=None, key=lambda o: (o[0], o[1]))
-        go_on = max(options, key=lambda o: (o[0] + self.keep_bonus[o[1] - 1], o[0]))
+        go_on = max(going, key=lambda o: (o[0] + self.keep_bonus[o[1] - 1], o[0]))
         if best_bank is not None:
             after = own + turn_total + best_bank[0]
             if observation[k + 9]:  # end phase: only a lead is worth banking
