@@ -237,11 +237,11 @@ def _env_class():
 def _module_class():
     """:class:`MaskedPPOTorchRLModule`, defined once Ray is importable."""
     import torch
-    from ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module import PPOTorchRLModule
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
     from ray.rllib.core.columns import Columns
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-    class MaskedPPOTorchRLModule(PPOTorchRLModule):
+    class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         """RLlib's default PPO module on ``observations``, its logits masked by ``action_mask``.
 
         The networks are built for the ``observations`` part of the Dict space; every forward
