@@ -463,6 +463,7 @@ def test_TT8_bust_in_the_end_phase_counts_as_the_turn():
 
 # -- TT-9 -------------------------------------------------------------------------------------
 def test_TT9a_target_option():
+    """TT-9a: the target is an option."""
     game = Game(num_players=2, preset="dk", target=5000, end="immediate")
     state = bank_1000(game, game.initial_state()._replace(totals=(4000, 0), opened=(True, False)))
     assert game.is_terminal(state) and state.winners == (0,)
@@ -471,6 +472,7 @@ def test_TT9a_target_option():
 
 @pytest.mark.parametrize("target", [0, -50, 125, 10_001, "10000", None])
 def test_TT9a_target_must_be_a_positive_multiple_of_50(target):
+    """TT-9a: any positive multiple of 50 (up to the engine's cap); anything else is refused."""
     with pytest.raises(ValueError, match="target"):
         Game(target=target)
 
@@ -614,6 +616,7 @@ def test_TT9e_TT7_bad_numbers_name_the_option(bad):
 
 
 def test_TT9f_scoring_options_override_single_entries():
+    """TT-9f: each scoring option overrides its own entry of the preset's TT-5 table."""
     assert Game(preset="no", straight=2500).score(faces("123456")) == 2500
     assert Game(preset="no", three_pairs=750).score(faces("224466")) == 750
     assert Game(preset="dk", n_of_a_kind="doubling").score(faces("33333")) == 1200
@@ -626,6 +629,7 @@ def test_TT9f_scoring_options_override_single_entries():
 
 
 def test_TT9f_six_alike_as_three_pairs_takes_the_better_value():
+    """TT-9f with four_and_pair_is_three_pairs: six of a kind may score as three pairs (interpretation)."""
     game = Game(preset="dk", four_and_pair_is_three_pairs=True)
     assert game.score(faces("222222")) == 1500  # three pairs beats 800 for six 2s (linear)
     assert game.score(faces("111111")) == 4000

@@ -51,7 +51,9 @@ Interpretations (RULES.md, and decisions where it is silent):
 * TT-9: an ``opening`` or ``min_bank`` given above the target, and ``exact_target`` with a
   ``bust_penalty`` off the grid of 50s, are refused (some player could never finish); a preset's
   opening or minimum bank above a smaller target given by the user is lowered to the target.
-* TT-9e: a bank (even one scoring 0 under TT-9d) ends a run of busts.
+* TT-9e: seed 002 names the penalty ("straff for tre bom på rad") but not its size: ``no`` has no
+  penalty unless ``bust_penalty`` is set; ``farkle`` takes 500 points after 3 busts in a row. A bank
+  (even one scoring 0 under TT-9d) ends a run of busts.
 * TT-4: whether the hot-dice roll is compulsory is the preset's ``hot_dice_must_roll`` entry
   (``dk``: True; ``no``, ``farkle``: False); RULES.md names no option for it, so it is one here.
 * TT-9f ``four_and_pair_is_three_pairs``: pairs need not be of different values, so a four of a
