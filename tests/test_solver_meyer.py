@@ -267,3 +267,35 @@ def test_describe_level(cache):
         solver.describe_level({"lives": 1}, lives=(2, 1), cache_dir=cache)
     with pytest.raises(ValueError, match="nothing can be claimed"):
         solver.describe_level({"lives": 1, "claim_rule": "higher"}, beat="21", cache_dir=cache)
+
+
+@pytest.mark.parametrize("b", [-1, 5, 10])
+@pytest.mark.parametrize("eps", [1e-5, 1e-7, 1e-9])
+def test_a_level_all_but_decided_is_solved_as_exactly_as_any(duel, b, eps):
+    """Payoffs squeezed into [-1, -1 + eps] (with many lives against one they lie within 5e-7 of -1):
+    the equilibrium is the same, so the value is the squeezed value of the unsqueezed level. Solved
+    as given, HiGHS's absolute tolerances made the value wrong by up to 45% of the spread (and it
+    failed outright from 19 lives up)."""
+    rules = Rules(make_game({"lives": 1}))
+    win, lose = np.ones(solver.NUM_RANKS), -np.ones(solver.NUM_RANKS)
+    believe = np.nan_to_num(-duel["value"][0, 0, 1:], nan=0.0)
+    plain = solver.solve_level(rules, b, win, lose, believe)
+
+    def squeeze(p):
+        return -1 + eps * (p + 1) / 2
+
+    squeezed = solver.solve_level(rules, b, squeeze(win), squeeze(lose), squeeze(believe))
+    assert abs(squeezed.value - squeeze(plain.value)) <= 1e-9 * eps
+    assert np.allclose(squeezed.claim.sum(axis=1) + squeezed.reroll, 1.0)
+
+
+@pytest.mark.slow
+def test_twenty_lives_solve_and_the_equilibrium_is_unexploitable(tmp_path):
+    """19 and 20 lives ended in a HiGHS error (levels all but decided); now 20 lives solves with the
+    residual of any other game, and the exact best response gains nothing."""
+    tables = load_tables({"lives": 20}, cache_dir=tmp_path)
+    assert float(tables["residual"]) < 1e-10
+    assert tables["value"][19, 0, 0] == pytest.approx(1.0, abs=1e-6)
+    game = make_game({"lives": 20})
+    agent = EquilibriumAgent(game, seed=0, cache_dir=str(tmp_path))
+    assert exploitability(game, agent).value == pytest.approx(0.0, abs=1e-8)

@@ -68,8 +68,9 @@ from agents.solvers.cache import atomic_open, cache_path, load_or_build
 from dice_envs import strict_json
 from dice_envs.games import meyer
 
-#: Bumped whenever the tables' meaning or layout changes (the cache then rebuilds them).
-VERSION = 1
+#: Bumped whenever the tables' meaning or layout changes, or the solve's results (the cache then
+#: rebuilds them). 2: levels all but decided are solved on scaled payoffs (above 10 lives).
+VERSION = 2
 SOLVER = "meyer_equilibrium"
 NUM_RANKS = meyer.NUM_CLAIMS
 #: A claim made with less probability than this is off the equilibrium's path: its doubt
@@ -202,6 +203,13 @@ class LevelSolution:
 def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe: np.ndarray) -> LevelSolution:
     """Solve one level by HiGHS.
 
+    A level whose payoffs all lie within :data:`SMALL_SPAN` of each other (a level all but
+    decided: with 20 lives against 1 they lie within 5e-7 of -1) is solved with its payoffs mapped
+    onto [0, 1], and so is a level HiGHS fails to solve as it is. The map is affine, so the
+    equilibrium is the same and the value is mapped back; HiGHS's absolute tolerances (about 1e-7)
+    would otherwise be as wide as the payoffs' differences. Such levels first appear above 10
+    lives, so the tables of fewer lives are solved as they always were.
+
     Args:
         rules: the variant.
         b: the claim to beat (rank), -1 at a round start.
@@ -216,6 +224,37 @@ def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe
     n = len(legal)
     if n == 0:
         raise ValueError(f"solve_level: no claim can beat rank {b}")
+    bel_ok = np.array([rules.believable(int(y)) for y in legal], dtype=bool)
+    used = np.concatenate([win[legal], lose[legal], believe[legal][bel_ok]])
+    low, span = float(used.min()), float(used.max() - used.min())
+
+    def scaled(first: _HighsFailed | None = None) -> LevelSolution:
+        sol = _solve_level(rules, b, legal, (win - low) / span, (lose - low) / span, (believe - low) / span, first)
+        sol.value = low + span * sol.value
+        return sol
+
+    if 0 < span < SMALL_SPAN:
+        return scaled()
+    try:
+        return _solve_level(rules, b, legal, win, lose, believe)
+    except _HighsFailed as failure:
+        if span == 0:  # every payoff equal: nothing to scale
+            raise RuntimeError(f"HiGHS failed on level {b}: {failure}") from None
+        return scaled(failure)
+
+
+#: Payoff spread below which a level is solved on payoffs mapped onto [0, 1] (:func:`solve_level`).
+SMALL_SPAN = 1e-3
+
+
+class _HighsFailed(RuntimeError):
+    """HiGHS ended a level's programme without an optimal solution."""
+
+
+def _solve_level(rules: Rules, b: int, legal: np.ndarray, win: np.ndarray, lose: np.ndarray, believe: np.ndarray,
+                 first: _HighsFailed | None = None) -> LevelSolution:  # fmt: skip
+    """:func:`solve_level` on the payoffs as given; ``first`` is the failure of an earlier try."""
+    n = len(legal)
     D = NUM_RANKS
     blind = rules.blind and b >= 0
     bel_ok = np.array([rules.believable(int(y)) for y in legal])
@@ -271,7 +310,9 @@ def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe
     bounds = [(0, None)] * (nx + nr + nw) + [(None, None)] * nz
     res = linprog(c, A_ub=A, b_ub=np.zeros(row), A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if res.status != 0:
-        raise RuntimeError(f"HiGHS failed on level {b}: {res.message}")
+        if first is not None:
+            raise RuntimeError(f"HiGHS failed on level {b}: {first}; with the payoffs scaled to [0, 1]: {res.message}")
+        raise _HighsFailed(res.message)
     duals = -res.ineqlin.marginals  # >= 0: the responder's weights on doubt / believe
     sol = LevelSolution()
     sol.value = -res.fun
@@ -430,7 +471,7 @@ def _fixed_point(rules: Rules, b: int, sides, outcomes, value):
                 return {side: sol}, abs(g)
             v = v - g / (1 + sol.loop)  # Newton: f'(v) = -loop
         # Newton cycled between pieces: g(v) = v - f(v) is strictly increasing, so bisect.
-        v = brentq(lambda u: u - level(side, u).value, -1.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+        v = _root(lambda u: u - level(side, u).value)
         sol = level(side, v)
         return {side: sol}, abs(v - sol.value)
     s1, s2 = sides
@@ -449,10 +490,24 @@ def _fixed_point(rules: Rules, b: int, sides, outcomes, value):
         d2 = (g2 - c.loop * g1) / det
         v1, v2 = v1 - d1, v2 - d2
     # Fallback: v1 = f1(f2(v1)) with v1 - f1(f2(v1)) non-decreasing: bisect.
-    v1 = brentq(lambda u: u - level(s1, level(s2, u).value).value, -1.0, 1.0, xtol=1e-15)
+    v1 = _root(lambda u: u - level(s1, level(s2, u).value).value)
     c = level(s2, v1)
     a = level(s1, c.value)
     return {s1: a, s2: c}, max(abs(v1 - a.value), abs(c.value - level(s2, a.value).value))
+
+
+def _root(g) -> float:
+    """The root in [-1, 1] of ``g(v) = v - f(v)``, non-decreasing, with ``f`` a value in [-1, 1].
+
+    Where ``f`` at an end is that end (a level all but lost or won: with 20 lives against 1 every
+    payoff lies within 1e-7 of -1), the LP's rounding can put ``g`` a hair on the wrong side of 0
+    there; the root is then that end, within the residual the caller reports.
+    """
+    if g(-1.0) >= 0:
+        return -1.0
+    if g(1.0) <= 0:
+        return 1.0
+    return brentq(g, -1.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps)
 
 
 #: Seconds of :func:`solve` per pair of lives, measured on 2 shared cores: 6 lives (21 pairs) took
