@@ -37,7 +37,7 @@ def read_csv(path: Path) -> list[dict]:
         assert tuple(reader.fieldnames or ()) == solver.STRATEGY_COLUMNS
         rows = []
         for raw in reader:
-            assert raw["blind"] in ("true", "false") and raw["off_path"] in ("true", "false")
+            assert {raw["blind"], raw["off_path"], raw["indifferent"]} <= {"true", "false"}
             rows.append({
                 **raw,
                 "roller_lives": int(raw["roller_lives"]),
@@ -46,6 +46,7 @@ def read_csv(path: Path) -> list[dict]:
                 "dice": raw["dice"] or None,
                 "probability": float(raw["probability"]),
                 "off_path": raw["off_path"] == "true",
+                "indifferent": raw["indifferent"] == "true",
                 "value": float(raw["value"]),
             })  # fmt: skip
         return rows
@@ -303,3 +304,33 @@ def test_other_games_refuse_the_meyer_flags(capsys, tmp_path, game, words, flag)
     err = capsys.readouterr().err
     assert err == f"dice-envs: {flag} is an option of `solve meyer`, not of `solve {game}`\n"
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("options", [{"lives": 1}, {"lives": 2}, {"lives": 1, "blind_reroll": True}], ids=str)
+def test_indifferent_rows_are_the_ones_describe_marks(cache, options):
+    """The export's ``indifferent`` flags the decisions --describe marks: a dice row listing equally good
+    actions, a pure doubt among equals (bluffing-research review, finding 3: the CSV could not tell the
+    equilibrium's pinned-down play from the linear programme's pick)."""
+    game = solver.make_game(options)
+    rows = list(solver.strategy_rows(options, cache_dir=cache))
+    names = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
+    marked = 0
+    for r in range(1, game.lives + 1):
+        for o in range(1, game.lives + 1):
+            for b in solver.Rules(game).levels():
+                beat = "start" if b < 0 else names[b]
+                lines = solver.describe_level(options, lives=(r, o), beat=None if b < 0 else beat, cache_dir=cache)
+                here = [row for row in rows if (row["roller_lives"], row["responder_lives"], row["claim_to_beat"]) == (r, o, beat)]
+                for line in lines[1:]:
+                    if m := re.match(r"  dice (\d\d): ", line):
+                        flags = {row["indifferent"] for row in here if row["role"] == "claim" and row["dice"] == m.group(1)}
+                        assert flags == {"[indifferent" in line}, (r, o, beat, line)
+                        marked += "[indifferent" in line
+                    elif line.startswith("  P(doubt) by claim: "):
+                        tied = set(re.findall(r"(\d\d)\*? \d\.\d{3} \(indifferent", line))
+                        flagged = {row["action"] for row in here if row["role"] == "doubt" and not row["blind"] and row["indifferent"]}
+                        assert flagged == tied, (r, o, beat, line)
+    assert marked > 0
+    if options == {"lives": 1}:  # the round start: 7 of the 21 hands have equally good claims (the review's count)
+        start = {row["dice"] for row in rows if row["claim_to_beat"] == "start" and row["role"] == "claim" and row["indifferent"]}
+        assert len(start) == 7

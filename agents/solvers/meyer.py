@@ -731,7 +731,8 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     }
 
 
-def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int) -> tuple[list[list[str]], np.ndarray]:
+def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int,
+                  rules: Rules | None = None) -> tuple[list[list[str]], np.ndarray]:  # fmt: skip
     """Where a player of one level is indifferent, from the solved values (not the LP's pick).
 
     The roller's value of each action with dice ``d`` is read off the tables against the
@@ -744,8 +745,9 @@ def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int) -> tup
         (by dice rank, the names of the roller's equally good actions when there are two or more,
         else ``[]``; by claim rank, whether the responder's P(doubt) is 0 or 1 although doubting
         and believing are equally good: a pure choice among equals, on the equilibrium's path).
+        ``rules`` is ``Rules(game)`` when the caller has it.
     """
-    rules = Rules(game)
+    rules = rules or Rules(game)
     k = (r - 1, o - 1, b + 1)
     L = game.lives
     U = np.full((L + 1, L + 1), np.nan)
@@ -883,7 +885,7 @@ def parse_level(game: meyer.Game, lives=None, beat: str | None = None,
 
 #: The columns of :func:`strategy_rows` (and of ``dice-envs solve meyer --export``), in order.
 STRATEGY_COLUMNS = ("roller_lives", "responder_lives", "claim_to_beat", "role", "blind", "dice", "action",
-                    "probability", "off_path", "value")  # fmt: skip
+                    "probability", "off_path", "value", "indifferent")  # fmt: skip
 #: The file formats of :func:`export_strategy`, by the path's suffix.
 EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
 
@@ -927,6 +929,15 @@ def strategy_rows(options: dict | None = None, cache_dir=None, progress: bool = 
     * ``value`` (float): the level's value to the roller, an expected C-3 return in ``[-1, 1]``
       (``+1`` if the roller wins the game); the same on every row of the level. At
       ``claim_to_beat="start"`` with both players at ``lives`` it is the game's value.
+    * ``indifferent`` (bool): the decision has equally good alternatives (within
+      :data:`INDIFFERENT`), so its probabilities are the linear programme's pick among several
+      equilibrium choices, not something the equilibrium pins down (what ``--describe`` marks
+      ``[indifferent: ...]``). Claim rows with seen dice: two or more of the roller's actions
+      (claims, the blind reroll) are equally good against the responder's doubts. Doubt rows not
+      blind: doubting and believing are equally good on the equilibrium's path and ``P(doubt)``
+      is 0 or 1 (a mixed ``P(doubt)`` is what makes the roller's bluffs pay as much as the
+      truth, so it is not a free pick). Blind claim rows: two or more blind claims are equally
+      good. Blind doubt rows: ``False`` (not examined).
 
     Rows with probability 0 are left out for claim rows (actions never taken, illegal claims):
     an action missing from a decision has probability 0. Doubt rows are written for every claim
@@ -968,31 +979,48 @@ def _strategy_rows(game: meyer.Game, tables: dict) -> Iterator[dict]:
                 beat = "start" if b < 0 else name[b]
                 level = {"roller_lives": r, "responder_lives": o, "claim_to_beat": beat}
                 value = float(tables["value"][k])
+                ties, pure_tie = _indifference(game, tables, r, o, b, rules)
                 for d in range(TOP, -1, -1):
+                    tied = bool(ties[d])
                     for y in legal:
                         p = claim[k + (d, y)]
                         if p > 0:
-                            yield _row(level, "claim", False, name[d], name[y], p, False, value)
+                            yield _row(level, "claim", False, name[d], name[y], p, False, value, tied)
                     if blind and reroll[k + (d,)] > 0:
-                        yield _row(level, "claim", False, name[d], "reroll", reroll[k + (d,)], False, value)
+                        yield _row(level, "claim", False, name[d], "reroll", reroll[k + (d,)], False, value, tied)
                 rerolled = float(reroll[k] @ rules.p) if blind else 0.0  # P(the blind reroll is made)
                 if blind:
+                    tied = _blind_claims_tie(rules, tables, r, o, b)
                     for y in legal:
                         if blind_claim[k + (y,)] > 0:
                             yield _row(level, "claim", True, None, name[y], blind_claim[k + (y,)],
-                                       rerolled < OFF_PATH, value)  # fmt: skip
+                                       rerolled < OFF_PATH, value, tied)  # fmt: skip
                 made = claim[k].T @ rules.p  # P(claim y with the dice seen)
                 for y in legal:
                     q = doubt[k + (y, 0)]
-                    yield _row(level, "doubt", False, None, name[y], q, made[y] < OFF_PATH, value)
+                    yield _row(level, "doubt", False, None, name[y], q, made[y] < OFF_PATH, value, bool(pure_tie[y]))
                     if blind:
                         yield _row(level, "doubt", True, None, name[y], doubt[k + (y, 1)],
-                                   rerolled * blind_claim[k + (y,)] < OFF_PATH, value)  # fmt: skip
+                                   rerolled * blind_claim[k + (y,)] < OFF_PATH, value, False)  # fmt: skip
 
 
-def _row(level: dict, role: str, blind: bool, dice, action: str, probability, off_path, value: float) -> dict:
-    return {**level, "role": role, "blind": blind, "dice": dice, "action": action,
-            "probability": float(probability), "off_path": bool(off_path), "value": value}  # fmt: skip
+def _blind_claims_tie(rules: Rules, tables: dict, r: int, o: int, b: int) -> bool:
+    """Whether two or more blind claims of level ``(r, o, b)`` are equally good (within
+    :data:`INDIFFERENT`) against the responder's doubts of blind claims."""
+    L = tables["value"].shape[0]
+    U = np.full((L + 1, L + 1), np.nan)
+    U[1:, 1:] = tables["value"][:, :, 0]
+    win, lose = outcome_values(rules, U, r, o)
+    believe = np.nan_to_num(-tables["value"][o - 1, r - 1, 1:], nan=0.0)
+    qb = tables["doubt"][(r - 1, o - 1, b + 1)][:, 1]
+    pay = (qb * (rules.fresh_true * win + (1 - rules.fresh_true) * lose) + (1 - qb) * believe)[list(rules.legal[b])]
+    return int(np.sum(pay >= pay.max() - INDIFFERENT)) > 1
+
+
+def _row(level: dict, role: str, blind: bool, dice, action: str, probability, off_path, value: float,
+         indifferent: bool) -> dict:  # fmt: skip
+    return {**level, "role": role, "blind": blind, "dice": dice, "action": action, "probability": float(probability),
+            "off_path": bool(off_path), "value": value, "indifferent": indifferent}  # fmt: skip
 
 
 def export_format(path) -> str:
