@@ -722,7 +722,7 @@ def solve(options_or_game, cache_dir=None, progress: bool = True, use_cache: boo
         def run():
             if progress and not bar:
                 print(f"winprob: solving two-player 10 000 ({_describe(game)}) for the chance of winning once "
-                      "(7-18 min at target 10 000 on two cores, less at lower targets; kept in the solver cache)",
+                      "(under a minute at target 10 000 on two cores, less at lower targets; kept in the solver cache)",
                       file=sys.stderr, flush=True)  # fmt: skip
             return builder(progress and bar)
 
