@@ -65,7 +65,7 @@ def _example(kind: Any) -> str:
     if kind is int:
         return "a whole number such as 3"
     if kind is float:
-        return "a number such as 0.25"
+        return "a number such as 0.25 or 1/4"
     if kind is Fraction:
         return "a number such as 1/4 or 0.25"
     if typing.get_origin(kind) is tuple:
@@ -116,8 +116,10 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
     if kind is float:
         if not stripped.isascii():
             raise wrong
-        try:
-            number = float(stripped)
+        try:  # a ratio (1/3) too, as for a Fraction: a probability is often written so
+            number = float(Fraction(stripped)) if "/" in stripped and _FRACTION.fullmatch(stripped) else float(stripped)
+        except ZeroDivisionError:
+            raise ValueError(f"{what}: {text!r} divides by zero") from None
         except ValueError:
             raise wrong from None
         if not math.isfinite(number):

@@ -184,3 +184,15 @@ def test_an_agents_repr_shows_what_its_spec_set():
     # From the constructor's parameters it keeps under their own names: what a SPEC built is visible.
     assert repr(make_agent(syvere.Game(), "heuristic:stop_at=(8,5)")) == "SyvereHeuristic(stop_at=(8, 5), starter_margin=1)"
     assert repr(make_agent(syvere.Game(), "random")) == "RandomAgent()"
+
+
+@pytest.mark.parametrize("text, value", [("1/3", 1 / 3), ("0.25", 0.25), ("-3/4", -0.75), ("2", 2.0)])
+def test_a_float_parameter_reads_a_ratio_as_a_fraction_parameter_does(text, value):
+    """README: a probability may be written 1/3; a float parameter of one's own agent refused it."""
+    from dice_envs.options import parse_value
+
+    assert parse_value(text, float, "p") == value and isinstance(parse_value(text, float, "p"), float)
+    with pytest.raises(ValueError, match="divides by zero"):
+        parse_value("1/0", float, "p")
+    with pytest.raises(ValueError, match="must be float"):
+        parse_value("1/3/4", float, "p")
