@@ -62,6 +62,7 @@ the hidden cup). Python games are slower than OpenSpiel's C++ games, as OpenSpie
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from functools import lru_cache
 from typing import Any
@@ -201,8 +202,11 @@ class DiceGame(pyspiel.Game):
             options["preset"] = preset
         try:
             self.engine = game_class(self.game_name)(**options)
-        except ValueError as exc:  # OpenSpiel's users see which game refused it
-            raise ValueError(f"{short_name(self.variant)}: {exc}") from None
+        except ValueError as exc:  # OpenSpiel's users see which game refused it, by their parameter names
+            message = str(exc)
+            for option, parameter in _PARAMETER.items():
+                message = re.sub(rf"\b{option}\b", parameter, message)
+            raise ValueError(f"{short_name(self.variant)}: {message}") from None
         engine = self.engine
         # The parameters the engine plays by, for get_parameters() and str(game).
         effective = {k: getattr(engine, _OPTION.get(k, k), v) for k, v in params.items()}

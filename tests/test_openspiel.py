@@ -66,6 +66,9 @@ def test_each_10000_preset_is_a_game_with_its_values_as_defaults():
         pyspiel.load_game("python_dice_tenthousand(target=500,opening=800)")
     with pytest.raises(Exception, match="Unknown parameter 'preset'"):
         pyspiel.load_game("python_dice_tenthousand(preset=no)")
+    # a refusal names OpenSpiel's parameter (players), not the engine's option (num_players)
+    with pytest.raises(ValueError, match=r"^python_dice_meyer: players must be 2\.\.8, got 9$"):
+        pyspiel.load_game("python_dice_meyer(players=9)")
 
 
 def test_chance_is_exact_and_named_as_the_rules_name_rolls():
