@@ -11,7 +11,8 @@ matplotlib is installed):
 | ``report.json`` | the tournament's setting, the leaderboard, the head-to-head matrix (and Meyer's bluffing profiles) |
 | ``head_to_head.png`` | the head-to-head matrix as a heatmap, each cell with its share and interval |
 | ``ratings.png`` | the ratings with their intervals |
-| ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`): voluntary bluff and forced-lie rates by claim to beat, doubt rate and accuracy by claim, believed-lie rate, each with its counts and Wilson 95% interval |
+| ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`): voluntary bluff and forced-lie rates by claim to beat, doubt rate and accuracy by claim (forced doubts apart), believed-lie rate, each with its counts and Wilson 95% interval |
+| ``bluffing_by_context.csv`` | Meyer only: the same rates broken down by context (:data:`BLUFFING_CONTEXT_CSV_COLUMNS`): answers by (claim to beat, claim), everything by (own lives, other lives) and by opponent |
 
 Pictures are drawn with matplotlib's Agg backend at fixed sizes (:func:`figure_size`), so a
 report can be written without a display and its pictures compared between runs.
@@ -148,6 +149,14 @@ RATES: dict[str, tuple[str, str, str]] = {
     "doubt_rate": ("claim", "doubts_by_claim", "responses_by_claim"),
     "doubt_accuracy": ("claim", "correct_doubts_by_claim", "doubts_by_claim"),
     "believed_lie_rate": ("claim", "believed_lies_by_claim", "believes_by_claim"),
+    "forced_doubt_accuracy": ("claim", "correct_forced_doubts_by_claim", "forced_doubts_by_claim"),
+}
+
+#: The breakdowns of a profile by context (attribute of :class:`BluffProfile` -> what its keys are).
+CONTEXTS: dict[str, str] = {
+    "by_claim_to_beat": "claim_to_beat",
+    "by_lives": "lives",
+    "by_opponent": "opponent",
 }
 
 
@@ -169,6 +178,34 @@ class BluffProfile:
     with such dice could have rerolled blind instead; the claim still counts as forced, since no
     true claim was open to it with the dice it saw.)
 
+    A doubt is *forced* when ``believe`` was not legal: under ``claim_rule="higher"`` a claim of
+    ``21`` (Meyer) can only be doubted (ME-4). Forced doubts are counted apart
+    (``forced_doubts_by_claim``) and are left out of ``responses_by_claim``, ``doubts_by_claim``
+    and ``correct_doubts_by_claim``, so the doubt rate and the doubt accuracy measure choices only.
+    (This is a correction: profiles before it counted a forced doubt of ``21`` as a chosen one.
+    Under ``claim_rule="at_least"`` no doubt is forced and nothing changes.)
+
+    The claims and answers are also kept by context, each context a profile of its own (an
+    instance of this class, with the same counts and rates but no breakdowns of its own), holding
+    only the events of that context:
+
+    * ``by_claim_to_beat``: answers, by the claim the answered claim had to beat. The doubt rate
+      of a claim depends on what it beat (the 1-life equilibrium doubts a ``63`` made over ``53``
+      or lower with probability 0.31, over ``54`` and up always), so pooled over the claims to
+      beat it mixes different decisions; the doubt rate, doubt accuracy and believed-lie rate of
+      ``profile.by_claim_to_beat[beat]`` at ``claim`` are those of the answers to ``claim`` made
+      over ``beat`` (``"start"``: a round's opening claim). Only the answer counts are filled
+      (claims are keyed by claim to beat already), the forced doubts among them.
+    * ``by_lives``: by the lives at the decision, keyed ``"OWN-OTHER"`` (``"6-3"``): this
+      entrant's lives and the other player's in a two-player game; with more players, the lowest
+      lives among the others still in. Every count is filled, claims and answers.
+    * ``by_opponent``: by the label of the player on the other side of the decision: for a claim,
+      the player who answers it; for an answer, the claimer. In a two-player game, the other
+      player. Every count is filled.
+
+    The counts of a breakdown add up to the profile's own (every claim or answer is in exactly
+    one key of each breakdown; blind claims too, in ``by_lives`` and ``by_opponent``).
+
     Attributes:
         claims_by_beat: claim to beat -> claims made (seen dice): free plus forced.
         lies_by_beat: claim to beat -> of those, lies (voluntary plus forced).
@@ -182,11 +219,22 @@ class BluffProfile:
         correct_doubts_by_claim: claim -> doubts of a lie (the doubt won).
         believes_by_claim: claim -> believes.
         believed_lies_by_claim: claim -> believes of a lie (fooled).
+        forced_doubts_by_claim: claim -> doubts where ``believe`` was not legal (forced); not in
+            the three counts above them.
+        correct_forced_doubts_by_claim: claim -> forced doubts of a lie.
+        by_claim_to_beat: claim to beat -> the profile of this entrant's answers to claims made
+            over it (its answer counts only).
+        by_lives: ``"OWN-OTHER"`` lives -> the profile of this entrant's claims and answers made
+            at those lives.
+        by_opponent: opponent's label -> the profile of this entrant's claims and answers facing
+            that opponent.
 
     Every rate method takes a key (a claim to beat or a claim) or ``None`` for the rate over all
     keys, and returns NaN where its denominator is 0; :meth:`rate` gives the same rate with its
     counts and Wilson 95% interval. The lie rate splits as
     ``lie_rate = forced_lie_rate + (1 - forced_lie_rate) * voluntary_bluff_rate`` (at every key).
+    A context's rates are its profile's: ``profile.by_claim_to_beat["53"].rate("doubt_rate", "63")``
+    is the doubt rate of ``63`` claimed over ``53``, with its counts and Wilson interval.
     """
 
     label: str
@@ -201,6 +249,11 @@ class BluffProfile:
     free_claims_by_beat: dict[str, int] = field(default_factory=dict)
     voluntary_lies_by_beat: dict[str, int] = field(default_factory=dict)
     forced_lies_by_beat: dict[str, int] = field(default_factory=dict)
+    forced_doubts_by_claim: dict[str, int] = field(default_factory=dict)
+    correct_forced_doubts_by_claim: dict[str, int] = field(default_factory=dict)
+    by_claim_to_beat: dict[str, "BluffProfile"] = field(default_factory=dict)
+    by_lives: dict[str, "BluffProfile"] = field(default_factory=dict)
+    by_opponent: dict[str, "BluffProfile"] = field(default_factory=dict)
 
     def counts(self, measure: str, key: str | None = None) -> tuple[int, int]:
         """``(numerator, denominator)`` of a rate of :data:`RATES` at ``key`` (``None``: over all keys)."""
@@ -242,19 +295,34 @@ class BluffProfile:
         return self._value("forced_lie_rate", beat)
 
     def doubt_rate(self, claim: str | None = None) -> float:
-        """Doubts / responses (doubt or believe) facing ``claim``, or overall."""
+        """Doubts / responses (doubt or believe) facing ``claim``, or overall; forced doubts are
+        left out of both."""
         return self._value("doubt_rate", claim)
 
     def doubt_accuracy(self, claim: str | None = None) -> float:
-        """Doubts of a lie / doubts."""
+        """Doubts of a lie / doubts (chosen doubts only)."""
         return self._value("doubt_accuracy", claim)
+
+    def forced_doubt_accuracy(self, claim: str | None = None) -> float:
+        """Forced doubts of a lie / forced doubts: how often a claim that could only be doubted was a lie."""
+        return self._value("forced_doubt_accuracy", claim)
 
     def believed_lie_rate(self, claim: str | None = None) -> float:
         """Believes of a lie / believes."""
         return self._value("believed_lie_rate", claim)
 
-    def to_json(self) -> dict:
-        return {
+    def context(self, name: str, key: str) -> "BluffProfile":
+        """The profile of one context of a breakdown (:data:`CONTEXTS`), created empty if missing."""
+        contexts = getattr(self, name)
+        profile = contexts.get(key)
+        if profile is None:
+            profile = contexts[key] = BluffProfile(self.label)
+        return profile
+
+    def to_json(self, breakdowns: bool = True) -> dict:
+        """The profile as a JSON-able dict: its overall rates, their counts and intervals, every
+        count, and (``breakdowns``) each breakdown as ``{key: profile without breakdowns}``."""
+        data = {
             "label": self.label,
             **{measure: _nan_none(self._value(measure, None)) for measure in RATES},
             "rates": {measure: self.rate(measure).to_json() for measure in RATES},
@@ -269,7 +337,13 @@ class BluffProfile:
             "correct_doubts_by_claim": self.correct_doubts_by_claim,
             "believes_by_claim": self.believes_by_claim,
             "believed_lies_by_claim": self.believed_lies_by_claim,
+            "forced_doubts_by_claim": self.forced_doubts_by_claim,
+            "correct_forced_doubts_by_claim": self.correct_forced_doubts_by_claim,
         }
+        if breakdowns:
+            for name in CONTEXTS:
+                data[name] = {key: p.to_json(breakdowns=False) for key, p in getattr(self, name).items()}
+        return data
 
 
 def _nan_none(x: float):
@@ -280,12 +354,58 @@ def _bump(d: dict, key: str, by: int = 1) -> None:
     d[key] = d.get(key, 0) + by
 
 
+def _count_claim(profile: BluffProfile, beat: str, free: bool, lie: bool) -> None:
+    """Count one seen-dice claim made over ``beat`` into ``profile``."""
+    _bump(profile.claims_by_beat, beat)
+    if free:
+        _bump(profile.free_claims_by_beat, beat)
+        if lie:
+            _bump(profile.voluntary_lies_by_beat, beat)
+    else:
+        _bump(profile.forced_lies_by_beat, beat)
+    if lie:
+        _bump(profile.lies_by_beat, beat)
+
+
+def _count_answer(profile: BluffProfile, claim: str, doubt: bool, lie: bool, forced: bool) -> None:
+    """Count one answer (doubt or believe) to ``claim`` into ``profile``; a forced doubt apart."""
+    if forced:
+        _bump(profile.forced_doubts_by_claim, claim)
+        if lie:
+            _bump(profile.correct_forced_doubts_by_claim, claim)
+        return
+    _bump(profile.responses_by_claim, claim)
+    if doubt:
+        _bump(profile.doubts_by_claim, claim)
+        if lie:
+            _bump(profile.correct_doubts_by_claim, claim)
+    else:
+        _bump(profile.believes_by_claim, claim)
+        if lie:
+            _bump(profile.believed_lies_by_claim, claim)
+
+
+def _lives_order(key: str) -> tuple[int, ...]:
+    """``"OWN-OTHER"`` as numbers, to sort the lives keys."""
+    return tuple(int(x) for x in key.split("-"))
+
+
+def lives_key(lives: Sequence[int], seat: int) -> str:
+    """The ``by_lives`` key of a decision of ``seat``: ``"OWN-OTHER"``, its lives and the lowest
+    lives among the other players still in (the other player's, in a two-player game)."""
+    others = [life for s, life in enumerate(lives) if s != seat and life > 0]
+    return f"{lives[seat]}-{min(others) if others else 0}"
+
+
 def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str, BluffProfile]:
     """Every entrant's bluffing profile, from the stored games replayed through the Meyer engine.
 
-    Whether a claim is a lie and whether the dice allowed a truthful one are the engine's own
-    decisions (``game.is_true``, ``game.legal_claims``), so they follow the game's variant
-    (``claim_rule``, ``lille_meyer``); see :class:`BluffProfile` for the counts and rates.
+    Whether a claim is a lie, whether the dice allowed a truthful one and whether a doubt was
+    forced are the engine's own decisions (``game.is_true``, ``game.legal_claims``,
+    ``game.legal_actions``), so they follow the game's variant (``claim_rule``, ``lille_meyer``);
+    see :class:`BluffProfile` for the counts, the rates and the breakdowns by context (the claim
+    to beat of an answered claim is tracked along the replay, so it does not need the game's
+    ``history`` option).
 
     Args:
         game: the Meyer engine the games were played with.
@@ -304,16 +424,27 @@ def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str
     names = meyer.CLAIM_NAMES
     # Whether some legal claim over the claim to beat is true of the dice: (dice, beat) -> bool.
     free_cache: dict[tuple, bool] = {}
+    # Whether a claim can only be doubted (believe not legal): claim -> bool.
+    forced_cache: dict[int, bool] = {}
     for record in records:
         seats = record.seats
-        for event, before, _ in replay_states(game, record.log):
+        beaten = -1  # the claim to beat when the standing claim was made (-1: it opened the round)
+        for event, before, after in replay_states(game, record.log):
             if isinstance(event, str):
                 continue
-            profile = profiles[seats[game.current_player(before)]]
+            actor = game.current_player(before)
+            profile = profiles[seats[actor]]
             if before.phase == meyer.CLAIM and event >= meyer.FIRST_CLAIM:
                 claim = event - meyer.FIRST_CLAIM
-                if before.seen_by != game.current_player(before):
-                    profile.blind_claims += 1
+                beaten = before.claim
+                targets = (
+                    profile,
+                    profile.context("by_lives", lives_key(before.lives, actor)),
+                    profile.context("by_opponent", seats[after.actor]),  # who answers the claim
+                )
+                if before.seen_by != actor:
+                    for target in targets:
+                        target.blind_claims += 1
                     continue
                 beat = "start" if before.claim < 0 else names[before.claim]
                 key = (before.cup, before.claim)
@@ -324,27 +455,28 @@ def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str
                 lie = not game.is_true(before.cup, claim)
                 if not free and not lie:  # cannot happen: a legal true claim makes the dice free
                     raise ValueError(f"a true claim {names[claim]} where the dice {before.cup} allowed none")
-                _bump(profile.claims_by_beat, beat)
-                if free:
-                    _bump(profile.free_claims_by_beat, beat)
-                    if lie:
-                        _bump(profile.voluntary_lies_by_beat, beat)
-                else:
-                    _bump(profile.forced_lies_by_beat, beat)
-                if lie:
-                    _bump(profile.lies_by_beat, beat)
+                for target in targets:
+                    _count_claim(target, beat, free, lie)
             elif before.phase == meyer.RESPOND and event in (meyer.DOUBT, meyer.BELIEVE):
                 claim = names[before.claim]
                 lie = not game.is_true(before.cup, before.claim)
-                _bump(profile.responses_by_claim, claim)
-                if event == meyer.DOUBT:
-                    _bump(profile.doubts_by_claim, claim)
-                    if lie:
-                        _bump(profile.correct_doubts_by_claim, claim)
-                else:
-                    _bump(profile.believes_by_claim, claim)
-                    if lie:
-                        _bump(profile.believed_lies_by_claim, claim)
+                forced = forced_cache.get(before.claim)
+                if forced is None:
+                    forced = forced_cache[before.claim] = meyer.BELIEVE not in game.legal_actions(before)
+                for target in (
+                    profile,
+                    profile.context("by_claim_to_beat", "start" if beaten < 0 else names[beaten]),
+                    profile.context("by_lives", lives_key(before.lives, actor)),
+                    profile.context("by_opponent", seats[before.claimer]),
+                ):
+                    _count_answer(target, claim, event == meyer.DOUBT, lie, forced)
+    # The breakdowns in a fixed order: claims to beat as the game ranks them, lives lowest
+    # first, opponents in the entrants' order.
+    rank = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
+    for p in profiles.values():
+        p.by_claim_to_beat = {k: p.by_claim_to_beat[k] for k in sorted(p.by_claim_to_beat, key=rank.get)}
+        p.by_lives = {k: p.by_lives[k] for k in sorted(p.by_lives, key=_lives_order)}
+        p.by_opponent = {k: p.by_opponent[k] for k in labels if k in p.by_opponent}
     return profiles
 
 
@@ -554,6 +686,55 @@ def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str
 #: ``count`` events of ``of`` chances, the rate and its 95% Wilson interval ``low``..``high``.
 BLUFFING_CSV_COLUMNS = ("agent", "measure", "claim", "count", "of", "rate", "low", "high")
 
+#: The columns of ``bluffing_by_context.csv``: the rows of ``bluffing.csv`` (``measure``,
+#: ``claim``, ``count`` ... ``high``, the same meanings) for every context of every entrant's
+#: breakdowns (:class:`BluffProfile`), the context in ``context`` and its key in the columns:
+#:
+#: * ``claim_to_beat``: answers to claims made over ``claim_to_beat`` (``"start"``: a round's
+#:   opening claim); the answer rates (doubt rate, doubt accuracy, believed-lie rate, forced-doubt
+#:   accuracy) by ``claim``, the claim answered: the doubt rate by (claim to beat, claim).
+#: * ``lives``: claims and answers made with ``own_lives``, the other player having ``other_lives``
+#:   (with more than two players, the lowest lives among the others still in); every rate.
+#: * ``opponent``: claims answered by ``opponent`` and answers to its claims; every rate.
+#:
+#: The key columns of the other contexts are empty. Contexts come in the game's claim order,
+#: by lives (own, then other, lowest first) and by opponent in the entrants' order; a rate with no
+#: chances (``of`` 0) has no row.
+BLUFFING_CONTEXT_CSV_COLUMNS = (
+    "agent", "context", "claim_to_beat", "own_lives", "other_lives", "opponent",
+    "measure", "claim", "count", "of", "rate", "low", "high",
+)  # fmt: skip
+
+
+def _profile_rates(p: BluffProfile, order: dict[str, int]):
+    """A profile's rows of ``bluffing.csv``: ``(measure_by_key, claim, Rate)`` for every rate of
+    :data:`RATES` at every claim in ``order`` (unknown claims after them), then ``"all"`` (the rate
+    over every claim); keys with no chances (``of`` 0) are left out."""
+    for measure, (by, _, den_name) in RATES.items():
+        den = getattr(p, den_name)
+        keys = sorted(den, key=lambda claim: (order.get(claim, len(order)), claim))
+        for key in [*keys, None]:
+            r = p.rate(measure, key)
+            if r.of:
+                yield f"{measure}_by_{by}", "all" if key is None else key, r
+
+
+def _rate_cells(r: Rate) -> list:
+    """A rate's CSV cells: ``count, of, rate, low, high``."""
+    return [r.count, r.of, f"{r.rate:.5f}", f"{r.low:.5f}", f"{r.high:.5f}"]
+
+
+def _contexts(p: BluffProfile, order: dict[str, int]):
+    """A profile's contexts in the order of ``bluffing_by_context.csv``: ``(context, key cells,
+    context's profile)``, the key cells being ``claim_to_beat, own_lives, other_lives, opponent``."""
+    for beat in sorted(p.by_claim_to_beat, key=lambda claim: (order.get(claim, len(order)), claim)):
+        yield "claim_to_beat", (beat, "", "", ""), p.by_claim_to_beat[beat]
+    for key in sorted(p.by_lives, key=_lives_order):
+        own, other = key.split("-")
+        yield "lives", ("", own, other, ""), p.by_lives[key]
+    for opponent in p.by_opponent:  # in the entrants' order (bluffing_profile's)
+        yield "opponent", ("", "", "", opponent), p.by_opponent[opponent]
+
 
 def write_report(directory: str, result, lb, game=None) -> list[str]:
     """Write the report files of a tournament into ``directory`` (created if missing).
@@ -602,24 +783,24 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
     profiles = None
     if result.game_name == "meyer":
         profiles = bluffing_profile(game, result.records, result.labels)
+        # Claims in the game's order, lowest first (a round's opening, "start", before them all).
+        order = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
         path = os.path.join(directory, "bluffing.csv")
         with open(path, "w", newline="") as handle:
             out = csv.writer(handle)
             out.writerow(BLUFFING_CSV_COLUMNS)
-            # Claims in the game's order, lowest first (a round's opening, "start", before them all),
-            # then "all": the rate over every claim. Keys with no chances (``of`` 0) have no row.
-            order = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
             for p in profiles.values():
-                for measure, (by, _, den_name) in RATES.items():
-                    den = getattr(p, den_name)
-                    keys = sorted(den, key=lambda claim: (order.get(claim, len(order)), claim))
-                    for key in [*keys, None]:
-                        r = p.rate(measure, key)
-                        if r.of:
-                            out.writerow(
-                                [p.label, f"{measure}_by_{by}", "all" if key is None else key, r.count, r.of,
-                                 f"{r.rate:.5f}", f"{r.low:.5f}", f"{r.high:.5f}"]
-                            )  # fmt: skip
+                for measure, key, r in _profile_rates(p, order):
+                    out.writerow([p.label, measure, key, *_rate_cells(r)])
+        written.append(path)
+        path = os.path.join(directory, "bluffing_by_context.csv")
+        with open(path, "w", newline="") as handle:
+            out = csv.writer(handle)
+            out.writerow(BLUFFING_CONTEXT_CSV_COLUMNS)
+            for p in profiles.values():
+                for context, cells, sub in _contexts(p, order):
+                    for measure, key, r in _profile_rates(sub, order):
+                        out.writerow([p.label, context, *cells, measure, key, *_rate_cells(r)])
         written.append(path)
         if pictures:
             written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png")))

@@ -40,7 +40,7 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
     names = sorted(os.path.basename(p) for p in written)
     assert names == sorted(
         ["leaderboard.csv", "head_to_head.csv", "report.json", "head_to_head.png", "ratings.png",
-         "bluffing.csv", "bluffing.png"]
+         "bluffing.csv", "bluffing_by_context.csv", "bluffing.png"]
     )  # fmt: skip
     assert sorted(os.listdir(tmp_path)) == names
     for kind in ("head_to_head", "ratings", "bluffing"):
