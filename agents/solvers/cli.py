@@ -5,7 +5,8 @@ Usage (game options go after the game, as everywhere in the CLI)::
     dice-envs solve syvere [game options] [--roll-limit L]
     dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS]
     dice-envs solve tenthousand [game options] --objective win
-    dice-envs solve meyer [game options] [--exploitability SPEC]
+    dice-envs solve meyer [game options] [--exploitability SPEC [--games N] [--seed S]]
+    dice-envs solve meyer [game options] --value SPEC_A SPEC_B
     dice-envs solve meyer [game options] [--describe BEAT [--lives-pair R O]] [--export PATH]
 
 and for every game ``--json`` (the last line printed is a JSON object holding at least ``value``),
@@ -18,7 +19,10 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
   has banked nothing unless ``--opened`` / ``--banked N`` say otherwise; ``--objective win``: the
   two-player first player's win probability (:mod:`agents.solvers.tenthousand_win`).
 * ``meyer``: the first starter's game value (:mod:`agents.solvers.meyer`); ``--exploitability
-  SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`). ``--describe BEAT``
+  SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`), with ``--games N`` and
+  ``--seed S`` for the simulated lower bound of an agent outside the exact model (default 4000
+  games, seed 0). ``--value SPEC_A SPEC_B``: A's exact expected return against B, with A and with
+  B starting, their average and A's win probability (``head_to_head``). ``--describe BEAT``
   prints the equilibrium at one level instead of the summary (``describe_level``): the claim to
   beat (``54``, or ``start`` for a round's first claim), with the roller's and the responder's
   lives ``--lives-pair R O`` (default: both at the game's ``--lives``); with ``--json`` its lines
@@ -45,6 +49,7 @@ from pathlib import Path
 from typing import Callable
 
 from dice_envs import strict_json
+from dice_envs.cli import whole_number
 
 GAMES = ("syvere", "tenthousand", "meyer")
 
@@ -63,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "Game options go after the game as --name value (`dice-envs play GAME --help` lists them).\n"
             "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win.\n"
-            "meyer: --exploitability SPEC, --describe BEAT [--lives-pair R O], --export PATH (.csv or .json)."
+            "meyer: --exploitability SPEC [--games N] [--seed S], --value SPEC_A SPEC_B,\n"
+            "       --describe BEAT [--lives-pair R O], --export PATH (.csv or .json)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # a prefix must never swallow a game option
@@ -81,6 +87,19 @@ def _parser() -> argparse.ArgumentParser:
         help="tenthousand: best expected turn (default) or two-player win probability",
     )  # fmt: skip
     parser.add_argument("--exploitability", default=None, metavar="SPEC", help="meyer: that agent's exploitability")
+    parser.add_argument(
+        "--games", type=whole_number("the number of games", 2), default=None, metavar="N",
+        help="meyer, with --exploitability: games of the simulated lower bound of an agent outside the exact "
+        "model (default 4000)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=whole_number("a seed", 0), default=None, metavar="S",
+        help="meyer, with --exploitability: the seed of that simulated lower bound (default 0)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--value", nargs=2, default=None, metavar=("SPEC_A", "SPEC_B"),
+        help="meyer: the exact expected return and win probability of agent A against agent B",
+    )  # fmt: skip
     parser.add_argument(
         "--describe", default=None, metavar="BEAT",
         help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first claim)",
@@ -292,12 +311,30 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
 def _solve_meyer(options: dict, args, cache_dir, progress: bool) -> dict:
     if args.lives_pair is not None and args.describe is None:
         raise ValueError("--lives-pair says which lives --describe shows; give --describe BEAT with it")
+    if args.exploitability is None:
+        for flag, value in (("--games", args.games), ("--seed", args.seed)):
+            if value is not None:
+                raise ValueError(
+                    f"{flag} sets the simulated lower bound of --exploitability; give --exploitability SPEC with it"
+                )
+    if args.value is not None:
+        if args.exploitability is not None:
+            raise ValueError("--value and --exploitability are two measures; give one of them")
+        for flag, value in (("--describe", args.describe), ("--export", args.export)):
+            if value is not None:
+                raise ValueError(f"{flag} shows the equilibrium's strategy; not with --value")
+        spec_a, spec_b = args.value
+        summary = _optional("evaluate.exploitability", "cli_head_to_head")(
+            options, spec_a, spec_b, cache_dir=cache_dir, progress=progress
+        )
+        return {"game": "meyer", "objective": "head to head", "spec_a": spec_a, "spec_b": spec_b, **summary}
     if args.exploitability is not None:
         for flag, value in (("--describe", args.describe), ("--export", args.export)):
             if value is not None:
                 raise ValueError(f"{flag} shows the equilibrium's strategy; not with --exploitability")
+        simulated = {key: value for key, value in (("games", args.games), ("seed", args.seed)) if value is not None}
         summary = _optional("evaluate.exploitability", "cli_summary")(
-            options, args.exploitability, cache_dir=cache_dir, progress=progress
+            options, args.exploitability, cache_dir=cache_dir, progress=progress, **simulated
         )
         return {"game": "meyer", "objective": "exploitability", "spec": args.exploitability, **summary}
     level = None
@@ -349,6 +386,9 @@ def _check_flags(args) -> None:
         "--cap": ("tenthousand", args.cap is not None),
         "--objective": ("tenthousand", args.objective != "turn"),
         "--exploitability": ("meyer", args.exploitability is not None),
+        "--games": ("meyer", args.games is not None),
+        "--seed": ("meyer", args.seed is not None),
+        "--value": ("meyer", args.value is not None),
         "--describe": ("meyer", args.describe is not None),
         "--lives-pair": ("meyer", args.lives_pair is not None),
         "--export": ("meyer", args.export is not None),
