@@ -200,18 +200,7 @@ def test_three_players_by_lives_and_by_opponent():
     game = meyer.Game(num_players=3, lives=2, end="first_out")
     events = ["54", "claim 54", "believe", "61", "claim 61", "doubt", "43", "claim 43", "doubt",
               "21", "claim 21", "doubt", "11", "claim 11", "doubt"]  # fmt: skip
-    state = game.initial_state()
-    log = []
-    for e in events:
-        if e.isdigit():
-            state = game.apply_chance(state, tuple(int(c) for c in e))
-            log.append(e)
-        else:
-            action = game.string_to_action(state, e)
-            state = game.apply_action(state, action)
-            log.append(action)
-    assert game.is_terminal(state)
-    p = bluffing_profile(game, [SimpleNamespace(seats=("a", "b", "c"), log=log)], ["a", "b", "c"])
+    p = bluffing_profile(game, [scripted_record(game, ("a", "b", "c"), events)], ["a", "b", "c"])
     a, b, c = p["a"], p["b"], p["c"]
     claims = {k: v.claims_by_beat for k, v in a.by_lives.items()}
     assert claims == {"1-1": {"start": 1}, "2-1": {}, "2-2": {"start": 1}}

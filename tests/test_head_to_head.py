@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.base import Agent
 from agents.solvers import cli
 from agents.solvers.meyer import load_tables, make_game
 from dice_envs.games import meyer
 from evaluate.exploitability import HAS_MEMORY, OutsideModel, exploitability, head_to_head
+from test_exploitability import BelievesAfterALostLife, Grudge, Looper, ReadsTheLastCup  # tests/ is on the path
 
 
 def game_tree_value(game, agent_a, agent_b, a_starts: bool) -> Fraction:
@@ -130,22 +130,6 @@ def test_seeded_games_win_what_the_exact_value_says():
     assert high - low < 0.05
 
 
-class Looper(Agent):
-    """Believes whenever it may and claims the lowest legal claim: two of them never end a round
-    under equal claims."""
-
-    name = "looper"
-
-    def action_probabilities(self, observation, action_mask):
-        p = np.zeros(self.game.num_actions)
-        if action_mask[meyer.DOUBT]:
-            p[meyer.BELIEVE if action_mask[meyer.BELIEVE] else meyer.DOUBT] = 1.0
-            return p
-        claims = [a for a in np.flatnonzero(action_mask) if a >= meyer.FIRST_CLAIM]
-        p[min(claims, key=lambda a: self.game.rank[a - meyer.FIRST_CLAIM])] = 1.0
-        return p
-
-
 def test_rounds_that_last_for_ever_leave_the_bracket_open_and_say_so():
     game = make_game({"lives": 1})
     result = head_to_head(game, Looper(game), Looper(game))
@@ -157,43 +141,6 @@ def test_rounds_that_last_for_ever_leave_the_bracket_open_and_say_so():
     assert mixed.sweeps_stalled == 0 and mixed.truncation_bound < 1e-12
     higher = make_game({"lives": 1, "claim_rule": "higher"})
     assert head_to_head(higher, Looper(higher), Looper(higher)).truncation_bound == 0
-
-
-class ReadsTheLastCup(Agent):
-    """Doubts more after a lie was caught: it reads the last lifted cup."""
-
-    name = "reads_cup"
-
-    def action_probabilities(self, observation, action_mask):
-        p = np.zeros(self.game.num_actions)
-        if action_mask[meyer.DOUBT] and action_mask[meyer.BELIEVE]:
-            lie = observation[self.game.obs_slices["doubt_lie"]][0]
-            p[meyer.DOUBT] = 0.9 if lie else 0.2
-            p[meyer.BELIEVE] = 1 - p[meyer.DOUBT]
-            return p
-        legal = np.flatnonzero(action_mask)
-        p[legal] = 1 / len(legal)
-        return p
-
-
-class Grudge(Agent):
-    """Believes until asked three times, then doubts everything: memory."""
-
-    name = "grudge"
-
-    def __init__(self, game, seed=None):
-        super().__init__(game, seed)
-        self.asked = 0
-
-    def action_probabilities(self, observation, action_mask):
-        p = np.zeros(self.game.num_actions)
-        if action_mask[meyer.DOUBT]:
-            self.asked += 1
-            p[meyer.BELIEVE if action_mask[meyer.BELIEVE] and self.asked <= 3 else meyer.DOUBT] = 1.0
-            return p
-        legal = np.flatnonzero(action_mask)
-        p[legal] = 1 / len(legal)
-        return p
 
 
 @pytest.mark.parametrize("seat", ["a", "b"])
@@ -297,22 +244,6 @@ def test_cli_refuses_an_agent_outside_the_model_naming_it(capsys, tmp_path, monk
 def test_meyer_flags_are_refused_for_other_games(game, flag, tmp_path):
     with pytest.raises(ValueError, match=f"{flag[0]} is an option of `solve meyer`"):
         cli.main([game, *flag, "--cache-dir", str(tmp_path)])
-
-
-class BelievesAfterALostLife(Agent):
-    """Doubts everything until a cup has been lifted, then believes: outside the exact model."""
-
-    name = "believer"
-
-    def action_probabilities(self, observation, action_mask):
-        p = np.zeros(self.game.num_actions)
-        if action_mask[meyer.DOUBT]:
-            seen = observation[self.game.obs_slices["doubt_seen"]][0]
-            p[meyer.BELIEVE if seen and action_mask[meyer.BELIEVE] else meyer.DOUBT] = 1.0
-            return p
-        legal = [a for a in np.flatnonzero(action_mask) if a >= meyer.FIRST_CLAIM]
-        p[legal] = 1 / len(legal)
-        return p
 
 
 def test_games_and_seed_reach_the_simulated_lower_bound(capsys, tmp_path, monkeypatch):
