@@ -299,3 +299,31 @@ def test_twenty_lives_solve_and_the_equilibrium_is_unexploitable(tmp_path):
     game = make_game({"lives": 20})
     agent = EquilibriumAgent(game, seed=0, cache_dir=str(tmp_path))
     assert exploitability(game, agent).value == pytest.approx(0.0, abs=1e-8)
+
+
+def test_indifference_is_judged_relative_to_a_scaled_levels_spread():
+    """At a level solved on scaled payoffs a gap of 5e-9 can be 0.2% of the spread (20 lives, 1 v 18):
+    not a tie. Levels of ordinary spread keep the absolute tolerance (their flags are unchanged)."""
+    assert solver._tolerance(1.5) == solver._tolerance(solver.SMALL_SPAN) == solver.INDIFFERENT
+    assert solver._tolerance(2.4e-6) == pytest.approx(solver.INDIFFERENT * 2.4e-6) and solver._tolerance(2.4e-6) < 5e-9
+
+
+def test_a_scaled_level_that_highs_cannot_solve_names_the_level(monkeypatch, duel):
+    calls = []
+
+    def failing(rules, b, legal, win, lose, believe, first=None):
+        calls.append(first)
+        raise solver._HighsFailed("model status unknown")
+
+    monkeypatch.setattr(solver, "_solve_level", failing)
+    rules = Rules(make_game({"lives": 1}))
+    win, lose = np.ones(solver.NUM_RANKS), -np.ones(solver.NUM_RANKS)
+    squeeze = lambda p: -1 + 1e-7 * (p + 1) / 2  # noqa: E731  (a level all but decided: the scaled path)
+    believe = np.nan_to_num(-duel["value"][0, 0, 1:], nan=0.0)
+    with pytest.raises(RuntimeError, match=r"^HiGHS failed on level 5 \(payoffs scaled to \[0, 1\]\): model status unknown$"):
+        solver.solve_level(rules, 5, squeeze(win), squeeze(lose), squeeze(believe))
+    assert calls == [None]  # solved on scaled payoffs at once, not retried
+    calls.clear()
+    with pytest.raises(RuntimeError, match=r"^HiGHS failed on level 5 \(payoffs scaled to \[0, 1\]\)"):
+        solver.solve_level(rules, 5, win, lose, believe)  # an ordinary level: as given, then scaled
+    assert len(calls) == 2 and calls[0] is None and str(calls[1]) == "model status unknown"

@@ -80,7 +80,9 @@ OFF_PATH_NOTE = ("* never claimed here in equilibrium: its P(doubt) need only ke
                  "so it may not be unique (the linear programme's pick)")
 #: Two actions whose values (from the solved tables) differ by no more than this are equally good:
 #: the player is indifferent, and the LP's choice among them is arbitrary (ties come out within
-#: ~1e-15, distinct values at least ~1e-2 apart in the levels checked).
+#: ~1e-15, distinct values at least ~1e-2 apart in the levels checked). At a level whose payoffs
+#: span less than :data:`SMALL_SPAN` it is taken relative to that span (:func:`_tolerance`), as
+#: the level is solved on payoffs scaled to [0, 1].
 INDIFFERENT = 1e-8
 TOP = NUM_RANKS - 1  # the rank of 21 (Meyer) in every variant
 FIXED_POINT_TOLERANCE = 1e-12
@@ -204,11 +206,12 @@ def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe
     """Solve one level by HiGHS.
 
     A level whose payoffs all lie within :data:`SMALL_SPAN` of each other (a level all but
-    decided: with 20 lives against 1 they lie within 5e-7 of -1) is solved with its payoffs mapped
-    onto [0, 1], and so is a level HiGHS fails to solve as it is. The map is affine, so the
+    decided: with 19 lives against 1 they lie within about 5e-7 of -1) is solved with its payoffs
+    mapped onto [0, 1], and so is a level HiGHS fails to solve as it is. The map is affine, so the
     equilibrium is the same and the value is mapped back; HiGHS's absolute tolerances (about 1e-7)
-    would otherwise be as wide as the payoffs' differences. Such levels first appear above 10
-    lives, so the tables of fewer lives are solved as they always were.
+    would otherwise be as wide as the payoffs' differences. Under the default rules such levels
+    first appear at 11 lives (under ``claim_rule="higher"`` one level at 10 lives), so the tables
+    of fewer lives are solved as they always were.
 
     Args:
         rules: the variant.
@@ -224,12 +227,13 @@ def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe
     n = len(legal)
     if n == 0:
         raise ValueError(f"solve_level: no claim can beat rank {b}")
-    bel_ok = np.array([rules.believable(int(y)) for y in legal], dtype=bool)
-    used = np.concatenate([win[legal], lose[legal], believe[legal][bel_ok]])
-    low, span = float(used.min()), float(used.max() - used.min())
+    low, span = _payoff_span(rules, b, win, lose, believe)
 
     def scaled(first: _HighsFailed | None = None) -> LevelSolution:
-        sol = _solve_level(rules, b, legal, (win - low) / span, (lose - low) / span, (believe - low) / span, first)
+        try:
+            sol = _solve_level(rules, b, legal, (win - low) / span, (lose - low) / span, (believe - low) / span, first)
+        except _HighsFailed as failure:  # only on the direct path (with ``first`` it raises RuntimeError)
+            raise RuntimeError(f"HiGHS failed on level {b} (payoffs scaled to [0, 1]): {failure}") from None
         sol.value = low + span * sol.value
         return sol
 
@@ -245,6 +249,21 @@ def solve_level(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe
 
 #: Payoff spread below which a level is solved on payoffs mapped onto [0, 1] (:func:`solve_level`).
 SMALL_SPAN = 1e-3
+
+
+def _payoff_span(rules: Rules, b: int, win: np.ndarray, lose: np.ndarray, believe: np.ndarray) -> tuple[float, float]:
+    """The lowest payoff of level ``b`` and the spread of its payoffs (those a claim over ``b`` can
+    get: doubted true or false, and believed where a claim can be believed)."""
+    legal = np.array(rules.legal[b])
+    bel_ok = np.array([rules.believable(int(y)) for y in legal], dtype=bool)
+    used = np.concatenate([win[legal], lose[legal], believe[legal][bel_ok]])
+    return float(used.min()), float(used.max() - used.min())
+
+
+def _tolerance(span: float) -> float:
+    """:data:`INDIFFERENT` for a level whose payoffs spread over ``span``: relative to the span
+    where the level is solved on scaled payoffs (below :data:`SMALL_SPAN`)."""
+    return INDIFFERENT if span >= SMALL_SPAN else INDIFFERENT * span
 
 
 class _HighsFailed(RuntimeError):
@@ -500,7 +519,7 @@ def _root(g) -> float:
     """The root in [-1, 1] of ``g(v) = v - f(v)``, non-decreasing, with ``f`` a value in [-1, 1].
 
     Where ``f`` at an end is that end (a level all but lost or won: with 20 lives against 1 every
-    payoff lies within 1e-7 of -1), the LP's rounding can put ``g`` a hair on the wrong side of 0
+    payoff lies within about 5e-7 of -1), the LP's rounding can put ``g`` a hair on the wrong side of 0
     there; the root is then that end, within the residual the caller reports.
     """
     if g(-1.0) >= 0:
@@ -749,11 +768,8 @@ def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int,
     """
     rules = rules or Rules(game)
     k = (r - 1, o - 1, b + 1)
-    L = game.lives
-    U = np.full((L + 1, L + 1), np.nan)
-    U[1:, 1:] = tables["value"][:, :, 0]
-    win, lose = outcome_values(rules, U, r, o)
-    believe = np.nan_to_num(-tables["value"][o - 1, r - 1, 1:], nan=0.0)
+    win, lose, believe = _level_payoffs(rules, tables, r, o)
+    tolerance = _tolerance(_payoff_span(rules, b, win, lose, believe)[1])
     legal = list(rules.legal[b])
     name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
     q = tables["doubt"][k][:, 0]
@@ -769,14 +785,14 @@ def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int,
         labels.append("reroll")
     ties = []
     for d in range(NUM_RANKS):
-        best = np.flatnonzero(Q[d] >= Q[d].max() - INDIFFERENT)
+        best = np.flatnonzero(Q[d] >= Q[d].max() - tolerance)
         names = [labels[j] for j in best if j < len(legal)][::-1] + [labels[j] for j in best if j >= len(legal)]
         ties.append(names if len(best) > 1 else [])  # the highest claim first, the reroll last
     x = tables["claim"][k] * rules.p[:, None]  # P(dice d and claim y)
     made = x.sum(axis=0)
     doubt_value = (x * pay).sum(axis=0)  # the roller's, summed over the claim's makers
     believe_value = made * believe
-    equal = np.abs(doubt_value - believe_value) <= INDIFFERENT * np.maximum(made, 1e-300)
+    equal = np.abs(doubt_value - believe_value) <= tolerance * np.maximum(made, 1e-300)
     pure = (q <= INDIFFERENT) | (q >= 1 - INDIFFERENT)
     on_path = (made >= OFF_PATH) & np.array([rules.believable(y) for y in range(NUM_RANKS)])
     on_path &= np.isin(np.arange(NUM_RANKS), legal)
@@ -1004,17 +1020,23 @@ def _strategy_rows(game: meyer.Game, tables: dict) -> Iterator[dict]:
                                    rerolled * blind_claim[k + (y,)] < OFF_PATH, value, False)  # fmt: skip
 
 
-def _blind_claims_tie(rules: Rules, tables: dict, r: int, o: int, b: int) -> bool:
-    """Whether two or more blind claims of level ``(r, o, b)`` are equally good (within
-    :data:`INDIFFERENT`) against the responder's doubts of blind claims."""
+def _level_payoffs(rules: Rules, tables: dict, r: int, o: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The roller's payoffs at lives ``(r, o)``, by claim rank, from the solved tables: a doubted
+    true claim, a doubted lie, a believed claim (as :func:`solve` gave them to :func:`solve_level`)."""
     L = tables["value"].shape[0]
     U = np.full((L + 1, L + 1), np.nan)
     U[1:, 1:] = tables["value"][:, :, 0]
     win, lose = outcome_values(rules, U, r, o)
-    believe = np.nan_to_num(-tables["value"][o - 1, r - 1, 1:], nan=0.0)
+    return win, lose, np.nan_to_num(-tables["value"][o - 1, r - 1, 1:], nan=0.0)
+
+
+def _blind_claims_tie(rules: Rules, tables: dict, r: int, o: int, b: int) -> bool:
+    """Whether two or more blind claims of level ``(r, o, b)`` are equally good (within
+    :data:`INDIFFERENT`, :func:`_tolerance`) against the responder's doubts of blind claims."""
+    win, lose, believe = _level_payoffs(rules, tables, r, o)
     qb = tables["doubt"][(r - 1, o - 1, b + 1)][:, 1]
     pay = (qb * (rules.fresh_true * win + (1 - rules.fresh_true) * lose) + (1 - qb) * believe)[list(rules.legal[b])]
-    return int(np.sum(pay >= pay.max() - INDIFFERENT)) > 1
+    return int(np.sum(pay >= pay.max() - _tolerance(_payoff_span(rules, b, win, lose, believe)[1]))) > 1
 
 
 def _row(level: dict, role: str, blind: bool, dice, action: str, probability, off_path, value: float,
