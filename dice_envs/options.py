@@ -73,6 +73,13 @@ def _example(kind: Any) -> str:
     return "text"
 
 
+def _ratio(text: str) -> Fraction:
+    """``text`` as a Fraction, of the form :data:`_FRACTION` matches: ``3``, ``0.25``, ``1/4``, and
+    also ``1.5/2`` (a decimal over a whole number), which ``Fraction`` itself does not read."""
+    top, _, bottom = text.partition("/")
+    return Fraction(top) / Fraction(bottom) if bottom else Fraction(top)
+
+
 def parse_value(text: str, kind: Any, what: str) -> Any:
     """Read ``text`` as a value of type ``kind``; ``ValueError`` naming ``what`` if it is not one.
 
@@ -117,7 +124,7 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
         if not stripped.isascii():
             raise wrong
         try:  # a ratio (1/3) too, as for a Fraction: a probability is often written so
-            number = float(Fraction(stripped)) if "/" in stripped and _FRACTION.fullmatch(stripped) else float(stripped)
+            number = float(_ratio(stripped)) if "/" in stripped and _FRACTION.fullmatch(stripped) else float(stripped)
         except ZeroDivisionError:
             raise ValueError(f"{what}: {text!r} divides by zero") from None
         except ValueError:
@@ -129,7 +136,7 @@ def parse_value(text: str, kind: Any, what: str) -> Any:
         if not _FRACTION.fullmatch(stripped):
             raise wrong
         try:
-            return Fraction(stripped)
+            return _ratio(stripped)
         except ZeroDivisionError:
             raise ValueError(f"{what}: {text!r} divides by zero") from None
     if typing.get_origin(kind) is tuple:

@@ -296,11 +296,14 @@ def test_the_files_report_forced_doubts_apart(tmp_path):
 
 
 # -- the equilibrium ----------------------------------------------------------------------------
-def test_equilibrium_doubt_rates_by_claim_to_beat_match_its_tables():
+def test_equilibrium_doubt_rates_by_claim_to_beat_match_its_tables(tmp_path, monkeypatch):
     """In 1-life self-play, the equilibrium doubts a claim of 63 or 64 with a probability set by the
     claim it beat (about 0.31 and 0.37 over 53 or lower, 1 over 54 and up): the rates by
     (claim to beat, claim) find those, the rates pooled over the claims to beat do not."""
+    from agents.solvers.cache import ENV_VAR
     from agents.solvers.meyer import load_tables, solution_options
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))  # the solver's tables, not in the user's cache
 
     result = run_tournament(
         "meyer", ["equilibrium", "equilibrium"], games=6000, seed=5, workers=1, progress=False,

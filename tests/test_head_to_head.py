@@ -194,6 +194,12 @@ def test_cli_value_with_a_bracket_that_does_not_close(capsys, tmp_path, monkeypa
     lines, data = run(capsys, "meyer", "--lives", "1", "--value", "looper", "looper", "--json", "--no-progress",
                       "--cache-dir", str(tmp_path))  # fmt: skip
     assert data["sweeps_stalled"] > 0 and data["low"] == pytest.approx(-1) and data["high"] == pytest.approx(1)
+    # the figures are the lower ends, as the exploitability's, and the method says they bracket
+    assert data["method"] == "bracket" and data["value"] == data["low"] and -1 <= data["low"] <= data["high"] <= 1
+    assert data["win_probability"] == pytest.approx(0) and data["win_probability"] >= 0
+    assert any(line.startswith("A (looper) starts: return ") and "; B (looper) starts: " in line for line in lines)
+    # a stalled level is counted once (one life: 21 claims to beat, each at most once), not once per end
+    assert data["sweeps_stalled"] <= 21
     assert "between -1.000000000 and +1.000000000 (exact but for rounds that can last for ever" in lines[0]
     assert any("can repeat a claim for ever" in line for line in lines)
     assert sum(line.startswith("exact if looper plays by") for line in lines) == 1  # one probe line for one spec

@@ -196,3 +196,13 @@ def test_a_float_parameter_reads_a_ratio_as_a_fraction_parameter_does(text, valu
         parse_value("1/0", float, "p")
     with pytest.raises(ValueError, match="must be float"):
         parse_value("1/3/4", float, "p")
+
+
+def test_a_decimal_over_a_whole_number_is_read_not_a_raw_error():
+    """1.5/2 matched the number pattern but Fraction() refused it with its own message."""
+    from dice_envs.options import parse_value
+
+    assert parse_value("1.5/2", Fraction, "p") == Fraction(3, 4) and parse_value("1.5/2", float, "p") == 0.75
+    assert parse_spec("meyer", "bluffer:lie_probability=1.5/2") == ("bluffer", {"lie_probability": Fraction(3, 4)})
+    with pytest.raises(ValueError, match="divides by zero"):
+        parse_value("1.5/0", Fraction, "p")

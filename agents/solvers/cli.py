@@ -90,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--games", type=whole_number("the number of games", 2), default=None, metavar="N",
         help="meyer, with --exploitability: games of the simulated lower bound of an agent outside the exact "
-        "model (default 4000)",
+        "model (default 4000; rounded up to a multiple of 4, each seat and starter alike; each responder is "
+        "first screened on a tenth as many, at least 200)",
     )  # fmt: skip
     parser.add_argument(
         "--seed", type=whole_number("a seed", 0), default=None, metavar="S",

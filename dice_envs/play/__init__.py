@@ -116,7 +116,7 @@ def play(
             return hooks.render_for(game, state, seat)
         return game.render(state)
 
-    write(f"{game.name}: you are player_{seat}, against {against}. q quits, ? repeats the choices.")
+    write(f"{game.name}: you are player_{seat}, against {against}. q quits, ? shows the table and the choices again.")
     raw.reset(seed=seed)
     for line in raw.log_lines[1:]:
         write(f"  {line}")
