@@ -49,4 +49,16 @@ def progress_bar(**kwargs):
     return tqdm(file=_Lines(stream), mininterval=LOG_EVERY, bar_format=LOG_FORMAT, **kwargs)
 
 
-__all__ = ["LOG_EVERY", "LOG_FORMAT", "progress_bar"]
+def optional_progress_bar(enabled: bool = True, **kwargs):
+    """:func:`progress_bar` when ``enabled`` and tqdm is installed (it comes with the extras that
+    need bars), else ``None``: callers then show no bar."""
+    if not enabled:
+        return None
+    try:
+        import tqdm  # noqa: F401  (installed, so the bar can be shown)
+    except ImportError:
+        return None
+    return progress_bar(**kwargs)
+
+
+__all__ = ["LOG_EVERY", "LOG_FORMAT", "optional_progress_bar", "progress_bar"]

@@ -67,6 +67,7 @@ from agents.base import Agent, sample_action
 from agents.solvers.cache import atomic_open, cache_path, load_or_build
 from dice_envs import strict_json
 from dice_envs.games import meyer
+from dice_envs.progress import optional_progress_bar
 
 #: Bumped whenever the tables' meaning or layout changes, or the solve's results (the cache then
 #: rebuilds them). 2: levels all but decided are solved on scaled payoffs (above 10 lives).
@@ -368,15 +369,7 @@ def _solve_level(rules: Rules, b: int, legal: np.ndarray, win: np.ndarray, lose:
 
 # -- the whole game -----------------------------------------------------------------------------
 def _progress(total: int, desc: str, enabled: bool):
-    if not enabled:
-        return None
-    try:
-        import tqdm  # noqa: F401  (installed, so the bar can be shown)
-
-        from dice_envs.progress import progress_bar
-    except ImportError:  # tqdm is optional: fall back to no bar
-        return None
-    return progress_bar(total=total, desc=desc, unit="lives pair", leave=False)
+    return optional_progress_bar(enabled, total=total, desc=desc, unit="lives pair", leave=False)
 
 
 def solve(options: dict | None = None, progress: bool = False) -> dict[str, np.ndarray]:
