@@ -317,3 +317,21 @@ def test_a_solution_dropped_by_its_user_is_freed(cache_dir):
     del sol, first
     gc.collect()
     assert ref() is None
+
+
+def test_a_penalty_solve_is_announced_with_its_own_time(tmp_path, capsys, monkeypatch):
+    """farkle's bust-penalty solve takes about 40 minutes at 10 000; it was announced as the quick one's."""
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args, **kwargs):
+        raise Stop
+
+    monkeypatch.setattr(tw, "build_penalty", stop)
+    with pytest.raises(Stop):
+        tw.solve({"preset": "farkle"}, cache_dir=str(tmp_path), progress=True, bar=False)
+    err = capsys.readouterr().err
+    assert err.startswith("winprob: solving two-player 10 000 (farkle, target 10000) for the chance of winning once (")
+    assert "with the bust penalty: about 1 min at target 1000, 4 at 2000, 15 at 5000, 40 at 10 000" in err
+    assert "under a minute" not in err
