@@ -240,3 +240,19 @@ def test_the_heuristic_plays_each_turn_nearly_as_well_as_the_optimum():
     for limit, points in ((2, 7.25), (3, 5.20)):
         h, best = heuristic_turn_value(limit), sy.roll_value(6, limit)
         assert best < h < best + Fraction(6, 100) and round(float(h), 2) == points
+
+
+def test_five_rolls_and_more_solve_and_reload_exactly(tmp_path):
+    """From 5 rolls the exact values' numerators and denominators outgrow 64-bit integers: the table
+    keeps them as decimal digits (solve syvere --max-rolls 5 stopped with 'a value is too large')."""
+    from fractions import Fraction
+
+    from agents.solvers import syvere as sy
+
+    built = sy.solve(6, cache_dir=tmp_path, use_cache=True)
+    assert max(v.denominator for v in built.roll_values.values()) > 2**63
+    loaded = sy.solve(6, cache_dir=tmp_path, use_cache=True)
+    assert loaded.roll_values == built.roll_values and all(isinstance(v, Fraction) for v in loaded.roll_values.values())
+    # a table written as 64-bit integers (before) still reads
+    old = {k: (v.astype(np.int64) if k in ("numerator", "denominator") else v) for k, v in sy.solve(3).table().items()}
+    assert sy.Solution.from_table(old).roll_values == sy.solve(3).roll_values

@@ -266,13 +266,15 @@ class Solution:
         return int(self.roll_values[(dice_left, rolls_left)])  # floor: sums are whole numbers
 
     def table(self) -> dict[str, np.ndarray]:
-        """The policy table as arrays (for the cache): values as exact numerator/denominator pairs."""
+        """The policy table as arrays (for the cache): values as exact numerator/denominator pairs,
+        written in decimal digits (from 5 rolls on they outgrow 64-bit integers; :meth:`from_table`
+        reads tables of either kind)."""
         ks, rs = np.arange(1, NUM_DICE + 1), np.arange(1, self.max_rolls + 1)
         # numpy integers hash and compare equal to the int keys.
         vals = [[self.roll_values[(k, r)] for r in rs] for k in ks]  # type: ignore[index]
         return {
-            "numerator": np.array([[v.numerator for v in row] for row in vals], dtype=np.int64),
-            "denominator": np.array([[v.denominator for v in row] for row in vals], dtype=np.int64),
+            "numerator": np.array([[str(v.numerator) for v in row] for row in vals]),
+            "denominator": np.array([[str(v.denominator) for v in row] for row in vals]),
             "stop_threshold": np.array([[int(v) for v in row] for row in vals], dtype=np.int64),
         }
 
