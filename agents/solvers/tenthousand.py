@@ -395,6 +395,9 @@ def solve(
 class OptimalAgent(DeterministicAgent):
     """Plays the turn that maximises the expected banked points, from its own observation.
 
+    The bust penalty (TT-9e) is not in the turn's value: under a penalty it plays as without one
+    (``winprob`` takes the penalty into account in two-player games).
+
     It reads its banked total, whether it has opened, the turn total and the roll from the
     observation (:mod:`dice_envs.tenthousand_v1`'s layout), lists the roll's selections with the
     engine's :meth:`Game.selections`, and takes the legal action of the action mask with the
