@@ -70,7 +70,7 @@ from dice_envs.games import meyer
 from dice_envs.progress import optional_progress_bar
 
 #: Bumped whenever the tables' meaning or layout changes, or the solve's results (the cache then
-#: rebuilds them). 2: levels all but decided are solved on scaled payoffs (above 10 lives).
+#: rebuilds them). 2: levels all but decided are solved on scaled payoffs (see :func:`solve_level`).
 VERSION = 2
 SOLVER = "meyer_equilibrium"
 NUM_RANKS = meyer.NUM_CLAIMS
