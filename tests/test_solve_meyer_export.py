@@ -48,6 +48,7 @@ def read_csv(path: Path) -> list[dict]:
                 "off_path": raw["off_path"] == "true",
                 "indifferent": raw["indifferent"] == "true",
                 "value": float(raw["value"]),
+                "level_visits": float(raw["level_visits"]),
             })  # fmt: skip
         return rows
 

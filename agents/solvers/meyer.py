@@ -673,7 +673,8 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     Returns:
         A JSON-able dict: ``value`` (the first starter's game value, expected C-3 return, at the
         given ``lives``; the duel when ``lives=1``), ``lives``, ``options``, ``loop_bound``,
-        ``residual``, ``seconds`` (solve or cache load), ``table_mib`` (the tables' size),
+        ``residual``, ``play`` (what equilibrium self-play does from the first round, the counts
+        of :func:`equilibrium_play`), ``seconds`` (solve or cache load), ``table_mib`` (the tables' size),
         ``max_rss_mib`` (the process's peak resident set, ``getrusage``), ``rss_growth_mib`` (how
         much that peak grew during the solve) and ``lines``.
     """
@@ -714,6 +715,14 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
     lines.append("P(doubt) of a round's first claim: " + (", ".join(doubted) if doubted else "never doubted"))
     if any("*" in d for d in doubted):
         lines.append(f"  {OFF_PATH_NOTE}")
+    play = equilibrium_play(game, tables)
+    line = (
+        f"equilibrium self-play (exact): {play['rounds']:.2f} rounds and {play['claims'] + play['blind_claims']:.2f} "
+        f"claims a game; {play['lies'] / play['claims']:.1%} of the claims made with the dice seen are lies"
+    )
+    if play["blind_claims"] > 0:
+        line += f", {play['blind_lies'] / play['blind_claims']:.1%} of the {play['blind_claims']:.2f} blind ones false"
+    lines.append(line + f"; {play['doubts_right'] / play['doubts']:.1%} of doubts catch a lie")
     if L > 1:
         lines.append(f"value of a round's starter by lives (own, opponent's): 1v1 {value[0, 0, 0]:+.6f}, "
                      f"{L}v1 {value[L - 1, 0, 0]:+.6f}, 1v{L} {value[0, L - 1, 0]:+.6f}")
@@ -735,12 +744,113 @@ def cli_summary(options: dict, cache_dir=None, progress: bool = True) -> dict:
         "options": key,
         "loop_bound": float(tables["loop_bound"]),
         "residual": float(tables["residual"]),
+        "play": {key: float(value) for key, value in play.items() if key != "visits"},
         "seconds": seconds,
         "table_mib": table_mib,
         "max_rss_mib": rss,
         "rss_growth_mib": rss - rss_before,
         "lines": lines,
     }
+
+
+# -- how equilibrium play goes -----------------------------------------------------------------
+def equilibrium_play(game: meyer.Game, tables: dict) -> dict:
+    """What equilibrium self-play does from the first round, exactly: how often each level is
+    played, how many rounds, claims, lies and doubts a game has, and who wins.
+
+    Both players follow the tables. The first starter (A) starts the first round with the game's
+    ``lives`` each; within a round, a level ``(r, o, b)`` (the roller's lives, the responder's, the
+    claim to beat) leads to level ``(o, r, y)`` when the claim ``y`` is believed, or ends the round
+    when it is doubted (the doubter starts the next round, as in :func:`outcome_values`). The
+    expected visits of every level follow by one pass over the lives, from the most down (a doubt
+    always takes a life), and within a round over the claims from the lowest up; under equal claims
+    a level and its role-swapped twin feed each other, a 2x2 linear system (solvable as the loops
+    end: :data:`loop_bound` < 1).
+
+    Returns:
+        ``visits[r-1, o-1, b+1]``: the expected number of times a roller with ``r`` lives against
+        ``o`` faces claim ``b`` (``b = -1``: starts a round), either player rolling; ``rounds``,
+        ``claims`` (claims made with the dice seen), ``lies`` (those the claimer's dice do not make
+        true: bluffs), ``blind_claims`` (after a blind reroll, the claimer not knowing),
+        ``blind_lies`` (blind claims that were false), ``doubts`` and ``doubts_right`` (doubts of a
+        false claim): expected counts per game; ``first_starter_wins``: the first starter's chance
+        of winning (``(1 + game value) / 2`` up to the solve's tolerance, a check of both).
+
+    These are the figures of the equilibrium the tables hold: where a hand is indifferent between
+    claims (:func:`_indifference`), another equilibrium may bluff a little more or less.
+    """
+    rules = Rules(game)
+    L = game.lives
+    G = NUM_RANKS + 1
+    claim, reroll, blind_claim, doubt = (np.asarray(tables[k]) for k in ("claim", "reroll", "blind_claim", "doubt"))
+    p = rules.p
+    # the level's claim weights: made[y] (dice seen), true_made[y]; blind[y], blind_true[y]
+    visits = np.zeros((2, L + 1, L + 1, G))  # [A rolls?, A's lives, B's lives, b + 1]
+    starts = np.zeros((2, L + 1, L + 1))  # [A starts?, A's lives, B's lives]: round starts
+    starts[1, L, L] = 1.0
+    counts = dict.fromkeys(("rounds", "claims", "lies", "blind_claims", "blind_lies", "doubts", "doubts_right"), 0.0)
+    wins_a = 0.0
+    pairs = sorted(((x, y) for x in range(1, L + 1) for y in range(1, L + 1)), key=lambda t: -(t[0] + t[1]))
+    for la, lb in pairs:
+        lives = {1: (la, lb), 0: (lb, la)}  # by "A rolls": (roller's lives, responder's)
+        for a_rolls in (1, 0):
+            visits[a_rolls, la, lb, 0] = starts[a_rolls, la, lb]
+            counts["rounds"] += starts[a_rolls, la, lb]
+
+        def flows(a_rolls: int, b: int):
+            """A level's claim weights: (seen, seen and true, blind, blind and true) by claim."""
+            r, o = lives[a_rolls]
+            k = (r - 1, o - 1, b + 1)
+            seen = claim[k].T @ p
+            seen_true = (claim[k] * rules.true).T @ p
+            rr = float(reroll[k] @ p) if rules.blind and b >= 0 else 0.0
+            blind = rr * blind_claim[k]
+            return k, seen, seen_true, blind, blind * rules.fresh_true
+
+        for b in rules.levels()[::-1]:  # -1 (a round start) first, then the claims from the lowest up
+            if b >= 0 and not rules.strict and rules.believable(b):  # equal claims: the twins feed each other
+                loop = {}
+                for a_rolls in (1, 0):
+                    k, seen, _, blind, _ = flows(a_rolls, b)
+                    loop[a_rolls] = seen[b] * (1 - doubt[k + (b, 0)]) + blind[b] * (1 - doubt[k + (b, 1)])
+                v1, v0 = visits[1, la, lb, b + 1], visits[0, la, lb, b + 1]  # what arrived from below
+                det = 1 - loop[1] * loop[0]
+                visits[1, la, lb, b + 1] = (v1 + v0 * loop[0]) / det
+                visits[0, la, lb, b + 1] = (v0 + v1 * loop[1]) / det
+            for a_rolls in (1, 0):
+                v = visits[a_rolls, la, lb, b + 1]
+                if v == 0.0:
+                    continue
+                r, o = lives[a_rolls]
+                k, seen, seen_true, blind, blind_true = flows(a_rolls, b)
+                counts["claims"] += v * seen.sum()
+                counts["lies"] += v * (seen - seen_true).sum()
+                counts["blind_claims"] += v * blind.sum()
+                counts["blind_lies"] += v * (blind - blind_true).sum()
+                for y in rules.legal[b]:
+                    q0, q1 = doubt[k + (y, 0)], doubt[k + (y, 1)]
+                    if y != b or rules.strict:  # believed: the responder rolls at level y
+                        visits[1 - a_rolls, la, lb, y + 1] += v * (seen[y] * (1 - q0) + blind[y] * (1 - q1))
+                    true = v * (seen_true[y] * q0 + blind_true[y] * q1)  # doubted, true: the responder pays
+                    false = v * ((seen[y] - seen_true[y]) * q0 + (blind[y] - blind_true[y]) * q1)
+                    counts["doubts"] += true + false
+                    counts["doubts_right"] += false
+                    cost = int(rules.cost[y])
+                    for mass, loser_is_a in ((true, not a_rolls), (false, bool(a_rolls))):
+                        if mass == 0.0:
+                            continue
+                        na, nb = (max(la - cost, 0), lb) if loser_is_a else (la, max(lb - cost, 0))
+                        if na == 0 or nb == 0:
+                            wins_a += mass if nb == 0 else 0.0
+                        else:  # the doubter starts the next round
+                            doubter_is_a = not a_rolls
+                            starts[int(doubter_is_a), na, nb] += mass
+    by_level = np.zeros((L, L, G))
+    for la in range(1, L + 1):
+        for lb in range(1, L + 1):
+            by_level[la - 1, lb - 1] += visits[1, la, lb]
+            by_level[lb - 1, la - 1] += visits[0, la, lb]
+    return {"visits": by_level, **counts, "first_starter_wins": wins_a}
 
 
 def _indifference(game: meyer.Game, tables: dict, r: int, o: int, b: int,
@@ -894,7 +1004,7 @@ def parse_level(game: meyer.Game, lives=None, beat: str | None = None,
 
 #: The columns of :func:`strategy_rows` (and of ``dice-envs solve meyer --export``), in order.
 STRATEGY_COLUMNS = ("roller_lives", "responder_lives", "claim_to_beat", "role", "blind", "dice", "action",
-                    "probability", "off_path", "value", "indifferent")  # fmt: skip
+                    "probability", "off_path", "value", "indifferent", "level_visits")  # fmt: skip
 #: The file formats of :func:`export_strategy`, by the path's suffix.
 EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
 
@@ -947,6 +1057,11 @@ def strategy_rows(options: dict | None = None, cache_dir=None, progress: bool = 
       is 0 or 1 (a mixed ``P(doubt)`` is what makes the roller's bluffs pay as much as the
       truth, so it is not a free pick). Blind claim rows: two or more blind claims are equally
       good. Blind doubt rows: ``False`` (not examined).
+    * ``level_visits`` (float): how many times the level is played, on average, in a game that
+      both players play by this equilibrium from the first round (both at ``lives``), either
+      player rolling (:func:`equilibrium_play`): the weight to give the level's rows when
+      averaging over play (the round start with both at ``lives``: at least 1). The same on
+      every row of the level; ``0`` for a level equilibrium play never reaches.
 
     Rows with probability 0 are left out for claim rows (actions never taken, illegal claims):
     an action missing from a decision has probability 0. Doubt rows are written for every claim
@@ -979,6 +1094,7 @@ def _strategy_rows(game: meyer.Game, tables: dict) -> Iterator[dict]:
     name = [meyer.CLAIM_NAMES[c] for c in game.claim_of_rank]
     claim, reroll, blind_claim, doubt = (tables[key] for key in ("claim", "reroll", "blind_claim", "doubt"))
     levels = sorted(rules.levels())  # -1 (a round start) first
+    visits = equilibrium_play(game, tables)["visits"]
     for r in range(1, game.lives + 1):
         for o in range(1, game.lives + 1):
             for b in levels:
@@ -986,7 +1102,8 @@ def _strategy_rows(game: meyer.Game, tables: dict) -> Iterator[dict]:
                 legal = rules.legal[b][::-1]  # the highest claim first
                 blind = rules.blind and b >= 0
                 beat = "start" if b < 0 else name[b]
-                level = {"roller_lives": r, "responder_lives": o, "claim_to_beat": beat}
+                level = {"roller_lives": r, "responder_lives": o, "claim_to_beat": beat,
+                         "level_visits": float(visits[k])}  # fmt: skip
                 value = float(tables["value"][k])
                 ties, pure_tie = _indifference(game, tables, r, o, b, rules)
                 for d in range(TOP, -1, -1):
@@ -1034,8 +1151,9 @@ def _blind_claims_tie(rules: Rules, tables: dict, r: int, o: int, b: int) -> boo
 
 def _row(level: dict, role: str, blind: bool, dice, action: str, probability, off_path, value: float,
          indifferent: bool) -> dict:  # fmt: skip
-    return {**level, "role": role, "blind": blind, "dice": dice, "action": action, "probability": float(probability),
-            "off_path": bool(off_path), "value": value, "indifferent": indifferent}  # fmt: skip
+    row = {**level, "role": role, "blind": blind, "dice": dice, "action": action, "probability": float(probability),
+           "off_path": bool(off_path), "value": value, "indifferent": indifferent}  # fmt: skip
+    return {column: row[column] for column in STRATEGY_COLUMNS}  # in the columns' order
 
 
 def export_format(path) -> str:
