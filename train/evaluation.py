@@ -84,9 +84,10 @@ def play_against(
     games = 0
     for d in range(deals):
         for seat in range(n):
-            obs, _ = env.reset(seed=seed + d, options={"learner_seat": seat, "opponents": others})
+            obs, info = env.reset(seed=seed + d, options={"learner_seat": seat, "opponents": others})
             while True:
-                action = act(obs, env.action_masks())
+                # A game over before the learner's turn is counted too (one formal step; see the view).
+                action = act(obs, env.action_masks()) if info["decision"] else 0
                 obs, _, terminated, truncated, info = env.step(action)
                 if terminated or truncated:
                     break

@@ -46,10 +46,14 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
     teacher = resolve_agent(args.game, view.engine, args.teacher, seed=sub_seed(seed, 0))
     obs_list, mask_list, target_list, return_list = [], [], [], []
     episodes = 0
-    obs, _ = view.reset(seed=seed)
+    obs, info = view.reset(seed=seed)
     teacher.reset(seed=sub_seed(seed, 0))
     rewards: list[float] = []
     while len(return_list) < n_states:  # whole games only
+        if not info["decision"]:  # a game over before the learner's turn: nothing to imitate
+            view.step(0)
+            obs, info = view.reset()
+            continue
         mask = view.action_masks()
         probs = np.asarray(teacher.action_probabilities(obs, mask.astype(np.int8)))
         # The protocol's act(): a draw from these probabilities with the agent's generator (for a
@@ -58,14 +62,14 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
         obs_list.append(obs)
         mask_list.append(mask)
         target_list.append(probs.astype(np.float32))
-        obs, reward, terminated, truncated, _ = view.step(action)
+        obs, reward, terminated, truncated, info = view.step(action)
         rewards.append(float(reward))
         if terminated or truncated:
             # Undiscounted return to go: gamma is 1 in every recipe that uses a teacher.
             return_list.extend(np.cumsum(rewards[::-1])[::-1].tolist())
             rewards = []
             episodes += 1
-            obs, _ = view.reset()  # the view's generator goes on from the first seed
+            obs, info = view.reset()  # the view's generator goes on from the first seed
             teacher.reset(seed=sub_seed(seed, episodes))
     return {
         "obs": np.asarray(obs_list, dtype=np.float32),

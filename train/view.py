@@ -30,11 +30,22 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   :data:`ILLEGAL_ACTION_PENALTY` (-1, the worst C-3 return) and ``info["illegal_action"] = True``:
   the episode's undiscounted return is -1, with or without shaping. An action outside the action
   space is still a ``ValueError``.
-* **No empty masks.** At every observation the view returns, the learner is to act, so the mask has
-  at least one legal action. After the episode has ended :meth:`action_masks` returns all ones
-  (no decision is pending; any action would be answered by the end-of-episode rule of Gymnasium).
-* **No lost episodes.** A game that ends before the learner's first decision (possible only with
-  hand-made opponents in games of pure chance) is replayed by :meth:`reset` with the next dice.
+* **No empty masks.** At every observation the view returns the mask has at least one legal
+  action. After the episode has ended :meth:`action_masks` returns all ones (no decision is
+  pending; any action would be answered by the end-of-episode rule of Gymnasium).
+* **Every game is an episode, so returns are not biased.** A game can be settled before the
+  learner's first decision: Meyer with ``end="first_out"`` and three or more players ends at the
+  first doubt, which may not involve the learner (about half the games with four players and one
+  life); 10 000 with a small target or ``end="immediate"`` can end before the learner's first turn.
+  Such a game is still one episode, of one step with nothing to decide: :meth:`reset` returns the
+  learner's observation of the settled game with ``info["decision"] = False`` and a mask that
+  allows only action 0, and the step that follows (any action in the space; it is ignored) pays
+  the learner's C-3 return and terminates (truncates, if ``max_cycles`` ran out first). Replaying
+  such games instead, as this view once did, conditions every measured return on the learner
+  getting a turn (an outside review measured a mean return of -0.14 for random play against random
+  play, whose true value is 0). The action is a formality: with a one-action mask a masked policy
+  has nothing to learn from it. ``info["decision"]`` says whether the learner decides at the
+  observation returned (``False`` there, and at the end of every episode).
 * **Potential-based shaping (optional, off by default).** With ``shaping=c > 0`` each step adds
   ``Phi(s') - Phi(s)`` where ``Phi`` is ``c`` times the learner's standing against the mean of the
   other seats (:func:`standing`) less its value at the learner's first decision (so ``Phi = 0``
@@ -231,6 +242,9 @@ class SingleAgentView(gymnasium.Env):
         self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
         self._mask_of = None  # the state whose legal actions self._mask holds
         self._mask = self._all_ones
+        self._settled: tuple[float, bool] | None = None  # (return, truncated) of a game over before the learner's turn
+        self._formal_mask = np.zeros(self.engine.num_actions, dtype=bool)
+        self._formal_mask[0] = True
 
     # -- the opponent pool --------------------------------------------------------------------
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
@@ -317,22 +331,18 @@ class SingleAgentView(gymnasium.Env):
                 agent.reset(seed=int(self._rng.integers(2**31)))
             self.seat_specs[s] = index
             self.seat_agents[s] = agent
-        for _ in range(1000):
-            self.state = self.engine.initial_state()
-            self._actions = 0
-            self._truncated_by = None
-            self._done = False
-            outcome = self._advance()
-            if outcome is None:
-                break
-            if self._truncated_by == "opponents":
-                raise RuntimeError(
-                    f"the other seats ({', '.join(str(self.opponents[i]) for i in self.seat_specs if i is not None)}) "
-                    f"took {MAX_OPPONENT_DECISIONS} decisions before the learner's first turn: they may never end "
-                    "the game"
-                )
-        else:
-            raise RuntimeError("1000 games in a row ended before the learner could act")
+        self.state = self.engine.initial_state()
+        self._actions = 0
+        self._truncated_by = None
+        self._done = False
+        # A game settled before the learner's first decision is an episode of one formal step.
+        self._settled = self._advance()
+        if self._truncated_by == "opponents":
+            raise RuntimeError(
+                f"the other seats ({', '.join(str(self.opponents[i]) for i in self.seat_specs if i is not None)}) "
+                f"took {MAX_OPPONENT_DECISIONS} decisions before the learner's first turn: they may never end "
+                "the game"
+            )
         # Phi is measured from the standing at the learner's first decision, so it starts at 0 and
         # the shaping of an episode adds up to exactly 0 (a constant shift of Phi changes nothing).
         self._start_standing = 0.0
@@ -380,6 +390,14 @@ class SingleAgentView(gymnasium.Env):
             raise ValueError(f"action {action!r} is outside the action space {self.action_space}")
         action = int(action)
         engine = self.engine
+        if self._settled is not None:  # nothing to decide: the game was over before the learner's turn
+            self._done = True
+            final, truncated = self._settled
+            self._settled = None
+            info = self._info()
+            info["decision"] = False
+            info["learner_return"] = final
+            return self._obs(), final - self._potential, not truncated, truncated, info
         if action not in engine.legal_actions(self.state):
             self._done = True
             info = self._info()
@@ -409,6 +427,8 @@ class SingleAgentView(gymnasium.Env):
         """The learner's legal actions as booleans (all ones when no decision is pending)."""
         if self._done:
             return self._all_ones.copy()
+        if self._settled is not None:
+            return self._formal_mask.copy()
         if self._mask_of is not self.state:  # once per decision: info["action_mask"] and the learner ask
             self._mask = np.zeros(self.engine.num_actions, dtype=bool)
             self._mask[self.engine.legal_actions(self.state)] = True
@@ -471,7 +491,8 @@ class SingleAgentView(gymnasium.Env):
         return np.asarray(self.engine.observe(self.state, self.seat), dtype=np.float32)
 
     def _info(self) -> dict:
-        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": self.action_masks()}
+        return {"learner_seat": self.seat, "opponents": list(self.seat_specs), "action_mask": self.action_masks(),
+                "decision": self._settled is None and not self._done}  # fmt: skip
 
 
 def make_syvere(**kwargs) -> SingleAgentView:
