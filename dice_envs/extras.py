@@ -117,13 +117,17 @@ def import_own(name: str) -> ModuleType:
     module = sys.modules.get(top)
     if module is not None:
         where, is_package = getattr(module, "__file__", None), hasattr(module, "__path__")
+        folders = list(getattr(module, "__path__", []))
     else:
         spec = importlib.util.find_spec(top)
         if spec is None:
             raise ModuleNotFoundError(f"No module named {top!r}", name=top)
         where, is_package = spec.origin, spec.submodule_search_locations is not None
+        folders = list(spec.submodule_search_locations or [])
     root = Path(__file__).resolve().parent.parent  # the directory holding dice_envs and its siblings
     if not (is_package and where and Path(where).resolve().parent.parent == root):
+        if not where and folders:  # a folder without __init__.py: Python takes it as a namespace package
+            where = f"the folder {folders[0]} (a folder without __init__.py is a package to Python)"
         raise ImportError(
             f"dice-envs' package {top!r} is hidden by {where or repr(module)}, which comes first on "
             "sys.path (often a file in the working directory): rename it, or run from another directory",

@@ -368,6 +368,23 @@ def test_a_module_of_the_users_that_hides_ours_is_named(tmp_path, name):
     )
 
 
+def test_a_folder_of_the_users_that_hides_ours_is_named(tmp_path):
+    # An empty agents/ folder in the working directory is a namespace package to Python, and with an
+    # editable install it comes first; the message named "None" (outside RL-pipeline review).
+    import subprocess
+    import sys
+
+    (tmp_path / "agents").mkdir()
+    code = "import gymnasium, dice_envs\ngymnasium.make('dice/Meyer-v0', opponents='honest').reset(seed=0)\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ImportError: dice-envs' package 'agents' is hidden by the folder {tmp_path.resolve() / 'agents'} (a folder "
+        "without __init__.py is a package to Python), which comes first on sys.path (often a file in the working "
+        "directory): rename it, or run from another directory"
+    )
+
+
 def test_human_render_prints_after_reset_and_every_step(capsys):
     env = gymnasium.make("dice/Syvere-v0", opponents="heuristic", num_players=2, render_mode="human")
     env.reset(seed=0)
