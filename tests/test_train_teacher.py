@@ -99,3 +99,18 @@ def test_a_teacher_needs_gamma_one():
 
     with pytest.raises(ValueError, match="gamma = 1"):
         _check_args(_args(gamma=0.99))
+
+
+def test_a_kickstart_larger_than_the_run_says_so_before_it_starts(tmp_path, capsys):
+    # A 2k-step smoke run of the 10 000 recipe spent 90 s imitating 200 000 teacher decisions
+    # without a word about it (outside RL-pipeline review).
+    words = ["tenthousand", "--target", "2000", "--timesteps", "128", "--seed", "3", "--run-dir", str(tmp_path / "r"),
+             "--set", "teacher=optimal", "--set", "teacher_states=300", "--set", "teacher_epochs=1",
+             "--set", "n_envs=2", "--set", "n_steps=64", "--set", "batch_size=64", "--set", "snapshot_every=128",
+             "--set", "eval_every=128", "--set", "eval_deals=1", "--set", "hidden=16,16"]  # fmt: skip
+    assert main(words) == 0
+    out = capsys.readouterr().out
+    notice = ("kickstart from optimal: playing 300 of its decisions (teacher_states); more than this run's 128 PPO "
+              "steps: for a quick run lower it with --set teacher_states=N")  # fmt: skip
+    assert notice in out
+    assert out.index(notice) < out.index("kickstart from optimal: epoch 1/1")

@@ -347,6 +347,11 @@ def train(args: Args) -> dict:
                       f"cross-entropy {figures['cross_entropy']:.4f}, agreement {figures['agreement']:.3f}, "
                       f"value loss {figures['value_loss']:.4f}", flush=True)
 
+        if args.progress:
+            short = (f"; more than this run's {args.timesteps:,} PPO steps: for a quick run lower it with "
+                     f"--set teacher_states=N" if args.teacher_states > args.timesteps else "")  # fmt: skip
+            print(f"kickstart from {args.teacher}: playing {args.teacher_states:,} of its decisions (teacher_states)"
+                  f"{short}", flush=True)  # fmt: skip
         t0, c0 = time.perf_counter(), time.process_time()
         state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
         state["kickstart_seconds"] = time.perf_counter() - t0
