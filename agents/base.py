@@ -81,6 +81,14 @@ class Agent:
     A subclass may override :meth:`act` with a faster path, provided it draws from exactly the
     same distribution (deterministic agents: see :class:`DeterministicAgent`).
 
+    Before each game a runner calls :meth:`reset`, then :meth:`set_seat` with the agent's seat in
+    that game (tournaments and ``match`` through ``evaluate.tournament.play_game``, on Ray too,
+    and ``dice-envs play`` for the agents at the other seats). The seat is what the observation
+    may not show (in 10 000 under ``finish_round``, whether the agent started the round); the
+    default ignores it, and an agent that uses it holds it for that game only, until the next
+    :meth:`reset`. A runner of agents without these methods (any object with ``act``) calls them
+    only where they exist.
+
     Args:
         game: the engine of the env the agent plays in.
         seed: seed of the agent's own random generator (agents never use global random state).
@@ -102,6 +110,15 @@ class Agent:
         """
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+
+    def set_seat(self, seat: int) -> None:
+        """Be told the seat this agent plays in the game about to start (after :meth:`reset`).
+
+        Optional knowledge: nothing here uses it. An agent whose play depends on its seat and that
+        would otherwise infer it from its observations (``winprob`` in 10 000's ``dk`` rounds)
+        overrides this and uses the seat until the next :meth:`reset`. A runner that does not
+        know the seat does not call it, so an agent must still play without it.
+        """
 
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The agent's policy at this observation.

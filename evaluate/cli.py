@@ -3,8 +3,10 @@
 ``dice-envs tournament GAME [game options] --agents SPEC... --games N [--seed S] [--db PATH]
 [--report DIR] [--workers K] [--json] [--num-players P] [--max-decisions N]`` plays every table of the entrants
 (see :mod:`evaluate.tournament`), keeps every game in a SQLite results store, prints the
-leaderboard and writes the report. ``dice-envs replay DB GAME_ID`` replays a stored game through
-the engine, showing the table after every step.
+leaderboard and the win shares by seat (:class:`evaluate.report.SeatBreakdown`) and writes the
+report. ``dice-envs replay DB GAME_ID`` replays a stored game through the engine, showing what
+every step changed (a bust, a penalty, the end phase: the engine's ``change_lines``) and the
+table after it.
 
 Both raise ``ValueError`` for bad input; ``dice_envs.cli.main`` prints ``dice-envs: <message>``
 and exits with status 2.
@@ -145,7 +147,7 @@ def tournament_main(argv: list[str]) -> int:
     """
     from dice_envs.options import option_defaults, parse_game_options
     from evaluate.ratings import default_method, leaderboard
-    from evaluate.report import pictures_available, print_leaderboard, report_json, write_report
+    from evaluate.report import SeatBreakdown, pictures_available, print_leaderboard, report_json, write_report
     from evaluate.tournament import run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
@@ -191,6 +193,8 @@ def tournament_main(argv: list[str]) -> int:
     )
     out = sys.stdout
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)
+    seats = SeatBreakdown.of_result(result)
+    print("\n" + seats.text(), file=sys.stderr if args.json else out)
     if result.played_now:
         workers = f"{result.workers} worker{'s' if result.workers != 1 else ''}"
         rate = f"{result.games_per_second:,.0f} games/s, {workers}"
@@ -209,10 +213,10 @@ def tournament_main(argv: list[str]) -> int:
     )
     print(summary, file=sys.stderr if args.json else out)
     if args.report:
-        written = write_report(args.report, result, lb)
+        written = write_report(args.report, result, lb, seats=seats)
         print(f"report: {', '.join(written)}", file=sys.stderr if args.json else out)
     if args.json:
-        data = report_json(result, lb)
+        data = report_json(result, lb, seats=seats)
         print(strict_json.dumps(data, default=float), file=out)
     return 0
 
@@ -231,6 +235,12 @@ def replay_parser() -> argparse.ArgumentParser:
 
 def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
     """The text of a replayed game, and whether it reproduced the stored outcome.
+
+    Every step is a line ``-- step N: ...`` (the roll or the action), then what it changed that a
+    player at the table is told, indented (the engine's ``change_lines``, as ``dice-envs play``
+    shows them: a bust and the points it lost, a bust penalty, a score line, the start of the end
+    phase in 10 000; a lifted cup, lives and who is out in Meyer; a turn's score and a new round
+    in Syvere), then the table after it.
 
     Raises:
         ValueError: not a results store, no such game, or a log that does not replay.
@@ -263,7 +273,8 @@ def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
             what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(tuple(map(int, text)))}  ({text})"
         else:
             what = f"player_{seat} ({seats[seat]}): {game.action_to_string(before, event)}"
-        lines += ["", f"-- step {step}: {what}", game.render(after)]
+        lines += ["", f"-- step {step}: {what}", *(f"   {line}" for line in game.change_lines(before, after))]
+        lines.append(game.render(after))
         state = after
     returns = [float(r) for r in game.returns(state)]
     same = game.is_terminal(state) and returns == [float(r) for r in stored["returns"]] and list(

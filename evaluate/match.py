@@ -33,6 +33,7 @@ from agents import BEST, Agent, make_agent
 from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
+from evaluate.report import SeatBreakdown
 from evaluate.stats import Z95, mean_ci, wilson
 from evaluate.tournament import MAX_DECISIONS, GameRecord, base_label, check_max_decisions, play_table, unique_labels
 
@@ -205,16 +206,21 @@ class AgentRecord:
 
 @dataclass
 class MatchResult:
-    """What :func:`play_match` returns: one record per entrant, in the order given."""
+    """What :func:`play_match` returns: one record per entrant, in the order given, and the win
+    shares by seat (``seats``, :class:`evaluate.report.SeatBreakdown`: each entrant's in every seat
+    and each seat's over the table, the first player's advantage; ``None`` only for a result made
+    by hand)."""
 
     env_id: str
     options: dict
     records: list[AgentRecord]
     num_games: int
     seed: int
+    seats: SeatBreakdown | None = None
 
     def table(self) -> str:
-        """A plain-text table: entrant, games, win rate with its 95% Wilson interval, mean return."""
+        """A plain-text table: entrant, games, win rate with its 95% Wilson interval, mean return;
+        then the win shares by seat (:meth:`evaluate.report.SeatBreakdown.text`)."""
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
         width = max(24, *(len(rec.label) for rec in self.records))
         lines = [
@@ -225,7 +231,30 @@ class MatchResult:
             w, lo, hi = rec.win_rate()
             r, _, _ = rec.mean_return()
             lines.append(f"{rec.label:<{width}} {rec.games:>6} {w:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>17} {r:>12.3f}")
+        if self.seats is not None:
+            lines += ["", self.seats.text()]
         return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The match as a JSON-able dict: its setting, each entrant's games, win rate and mean
+        return with their 95% intervals (``agents``, in the order given), and ``seats``
+        (:meth:`evaluate.report.SeatBreakdown.to_json`)."""
+        agents = []
+        for rec in self.records:
+            w, lo, hi = rec.win_rate()
+            r, rlo, rhi = rec.mean_return()
+            agents.append({
+                "label": rec.label, "games": rec.games, "win_rate": w, "win_low": lo, "win_high": hi,
+                "mean_return": r, "return_low": rlo, "return_high": rhi,
+            })  # fmt: skip
+        return {
+            "env_id": self.env_id,
+            "options": dict(self.options),
+            "games": self.num_games,
+            "seed": self.seed,
+            "agents": agents,
+            "seats": None if self.seats is None else self.seats.to_json(),
+        }
 
 
 def _labels(game_name: str, specs) -> list[str]:
@@ -308,6 +337,8 @@ def play_match(
     labels = _labels(game.name, specs)
     records = [AgentRecord(label) for label in labels]
     n = len(specs)
+    # A match's dice are common: the rotations of a deal share them (see SeatBreakdown).
+    seats = SeatBreakdown(labels, n, "common", int(getattr(game, "first_starter", 0)))
     step = max(1, num_games // 10)
     last_report = time.monotonic()
 
@@ -317,6 +348,7 @@ def play_match(
         shares = record.win_shares()  # C-3: 1/k for each of k winners
         for i, rec in enumerate(records):
             rec.add(shares[seat_of[i]], record.returns[seat_of[i]])
+        seats.add(record)
         if on_game is not None:
             on_game(g, tuple(record.returns[seat_of[i]] for i in range(n)))
         if progress:
@@ -329,4 +361,4 @@ def play_match(
         game, dict(zip(labels, agents)), labels, int(num_games), int(seed), on_game=count, keep=False,
         max_decisions=max_decisions,
     )  # fmt: skip
-    return MatchResult(env_id, options, records, num_games, seed)
+    return MatchResult(env_id, options, records, num_games, seed, seats.finish())

@@ -8,7 +8,8 @@ matplotlib is installed):
 |---|---|
 | ``leaderboard.csv`` | one row per entrant, best first: rating and interval, games, win rate and Wilson interval, mean return, whether it is separated from the next |
 | ``head_to_head.csv`` | one row per ordered pair: how often the first finished ahead of the second, Wilson interval, games |
-| ``report.json`` | the tournament's setting, the leaderboard, the head-to-head matrix (and Meyer's bluffing profiles) |
+| ``seats.csv`` | win shares by seat (the first player's advantage, :class:`SeatBreakdown`): each entrant's in every seat, and each seat's over the table, with Wilson intervals that say what they count (games, or deals under common dice) |
+| ``report.json`` | the tournament's setting, the leaderboard, the head-to-head matrix, the seats (``seats``: :meth:`SeatBreakdown.to_json`) (and Meyer's bluffing profiles) |
 | ``head_to_head.png`` | the head-to-head matrix as a heatmap, each cell with its share and interval |
 | ``ratings.png`` | the ratings with their intervals |
 | ``bluffing.csv``, ``bluffing.png`` | Meyer only: every entrant's bluffing profile (:func:`bluffing_profile`): voluntary bluff and forced-lie rates by claim to beat, doubt rate and accuracy by claim (forced doubts apart), believed-lie rate, each with its counts and Wilson 95% interval |
@@ -24,7 +25,7 @@ import csv
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from dice_envs import strict_json
 
@@ -680,6 +681,355 @@ def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str
     return path
 
 
+# -- seats: the first player's advantage --------------------------------------------------------
+#: The columns of ``seats.csv``: one row per (entrant, seat), ``scope`` ``agent``, then one per
+#: seat for the table as a whole, ``scope`` ``table`` and ``agent`` empty. ``starts`` is true for the
+#: seat that starts the game (the engine's ``first_starter``, seat 0 by default); ``games`` the
+#: games played in that seat; ``win_share`` the share of them won (a k-way tie gives each 1/k),
+#: with its 95% Wilson interval ``low``..``high``; ``samples`` is the number of independent games
+#: the interval counts and ``sample_unit`` what they are: ``games`` (the games themselves) or
+#: ``effective`` (under common dice, the table's rows: between the deals and the games, see
+#: :class:`SeatBreakdown`); ``deals`` the deals the games came from. A seat an entrant never sat
+#: in has ``games`` 0 and empty share and bounds.
+SEATS_CSV_COLUMNS = (
+    "scope", "agent", "seat", "starts", "games", "deals", "samples", "sample_unit", "win_share", "low", "high",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SeatShare:
+    """A win share in one seat with its 95% Wilson interval (:func:`evaluate.stats.wilson`).
+
+    Attributes:
+        seat: the seat (0 .. num_players - 1).
+        games: the games played in that seat.
+        deals: the deals those games came from.
+        share: the win share (ties shared); NaN without games.
+        low, high: the Wilson 95% interval; NaN without games.
+        samples: the number of independent games the interval counts (``games``, or fewer: see
+            ``unit``).
+        unit: ``"games"`` (the games are independent and counted as they are) or ``"effective"``
+            (the table's share under common dice: the games' effective number, from ``deals`` up
+            to ``games``; see :class:`SeatBreakdown`).
+    """
+
+    seat: int
+    games: int
+    deals: int
+    share: float
+    low: float
+    high: float
+    samples: int
+    unit: str
+
+    @classmethod
+    def of(cls, seat: int, games: int, deals: int, share: float, samples: int, unit: str) -> "SeatShare":
+        """``share`` with its Wilson interval counted over ``samples`` independent games."""
+        if samples == 0:
+            nan = float("nan")
+            return cls(seat, games, deals, nan, nan, nan, 0, unit)
+        from evaluate.stats import wilson
+
+        _, low, high = wilson(min(max(share, 0.0), 1.0) * samples, samples)
+        return cls(seat, games, deals, share, low, high, samples, unit)
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "games": self.games,
+            "deals": self.deals,
+            "share": _nan_none(self.share),
+            "low": _nan_none(self.low),
+            "high": _nan_none(self.high),
+            "samples": self.samples,
+            "unit": self.unit,
+        }
+
+    def text(self) -> str:
+        """``0.612 [0.582, 0.641]``, or ``-`` without games."""
+        if not self.samples:
+            return "-"
+        return f"{self.share:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+class SeatBreakdown:
+    """Win shares by seat: each entrant's in every seat, and each seat's over the table.
+
+    Seat 0 is the engine's first seat; the seat that starts the game is the engine's
+    ``first_starter`` (seat 0 unless the options say otherwise), and play goes on in seat order.
+    It answers "what is going first worth": an entrant's share in each seat, and each seat's share
+    of the wins over the table, pooled over every entrant and table.
+
+    **The intervals.** Every share has its 95% Wilson interval, which says how many independent
+    games it counts (``samples``), because the games of a tournament are not all independent:
+
+    * *An entrant in one seat* counts its games. An entrant sits in each seat once per deal of each
+      of its tables, so its games in one seat come from different deals (or tables), whose dice
+      are keyed apart: independent games, common dice or not.
+    * *A seat over the table, independent dice*, counts the games: the rotations of a deal are
+      then independent games.
+    * *A seat over the table, common dice* (the default), counts somewhere between the deals and
+      the games. The rotations of a deal meet the same dice at the same moment of the game, and the
+      seat that plays a turn is the same in every rotation, so a seat meets the same dice in every
+      rotation of a deal for as long as the games' courses agree. With copies of one
+      deterministic agent in every seat the rotations are one game (the same log): P games, one
+      sample. Counting the rotations that ended differently as independent would still
+      overstate, since rotations that parted late shared most of their dice. So the deal is the
+      independent unit: the seat's share is averaged within each deal, and the number of
+      independent games the interval counts is Kish's effective sample size of those deal
+      averages, ``deals * p(1 - p) / s2`` (``p`` the share, ``s2`` the variance of the deal
+      averages), kept between the deals and the different games (a deal's rotations that were the
+      same game, the same log, count once: :attr:`distinct_games`). Where every rotation of every
+      deal was the same game it counts exactly the deals; where the rotations vary as independent
+      games would, it comes to the games; a deal average's variance never exceeds ``p(1 - p)``,
+      so it never counts fewer than the deals. (Negatively correlated rotations would justify
+      more than the games, and ties less variance than wins and losses; neither is credited
+      beyond the different games.)
+
+    The breakdown also counts the deals whose rotations were all one game (:attr:`deals_alike`,
+    detected by their identical logs) and says so in :meth:`notes`: the entrants' cells of those
+    deals repeat each other's games, and what a seat is worth to copies of one agent is measured
+    with ``--dice independent``, where every rotation is a game of its own.
+
+    Records are added one at a time (:meth:`add`), so a match of any length keeps only the deal it
+    is in; :meth:`finish` counts a deal cut short (a match whose games do not fill its last deal).
+    Reading a result finishes the breakdown.
+
+    Example:
+        >>> from evaluate.tournament import run_tournament
+        >>> result = run_tournament("syvere", ["heuristic", "heuristic"], games=20, progress=False)
+        >>> seats = SeatBreakdown.of_result(result)
+        >>> seats.deals, seats.deals_alike  # two copies of a deterministic agent, common dice
+        (20, 20)
+        >>> seats.seat_share(0).games, seats.seat_share(0).samples  # 40 games, 20 samples
+        (40, 20)
+    """
+
+    def __init__(self, labels: Sequence[str], num_players: int, dice: str = "common", first_starter: int = 0):
+        if dice not in ("common", "independent"):
+            raise ValueError(f"dice must be 'common' or 'independent', got {dice!r}")
+        if not 0 <= first_starter < num_players:
+            raise ValueError(f"first_starter must be 0..{num_players - 1}, got {first_starter!r}")
+        self.labels = list(labels)
+        self.num_players = int(num_players)
+        self.dice = dice
+        self.first_starter = int(first_starter)
+        #: label -> per seat: games, and the sum of the win shares.
+        self._agent_games = {label: [0] * self.num_players for label in self.labels}
+        self._agent_sums = {label: [0.0] * self.num_players for label in self.labels}
+        #: games counted.
+        self.games = 0
+        #: deals counted (a deal of a table: its rotations; one cut short counts too).
+        self.deals = 0
+        #: deals of which two or more rotations were played.
+        self.deals_compared = 0
+        #: of those, the deals whose rotations were all the same game (the same log).
+        self.deals_alike = 0
+        #: the different games played, a deal's rotations that were the same game (the same log) counted once.
+        self.distinct_games = 0
+        self._game_sums = [0.0] * self.num_players  # per seat: the sum of the shares over games
+        self._deal_sums = [0.0] * self.num_players  # per seat: the sum of the deals' mean shares
+        self._deal_squares = [0.0] * self.num_players  # ... and of their squares
+        self._pending: dict[tuple, list] = {}  # a deal's key -> [(shares, log), ...] played so far
+        self._finished = False
+
+    @classmethod
+    def of_records(
+        cls, records: Iterable, labels: Sequence[str], num_players: int, dice: str = "common", first_starter: int = 0
+    ) -> "SeatBreakdown":
+        """The breakdown of these game records (``evaluate.tournament.GameRecord``)."""
+        seats = cls(labels, num_players, dice, first_starter)
+        for record in records:
+            seats.add(record)
+        return seats.finish()
+
+    @classmethod
+    def of_result(cls, result, game=None) -> "SeatBreakdown":
+        """The breakdown of a tournament (``evaluate.tournament.TournamentResult``); ``game``, its
+        engine, says which seat starts (built from the result if omitted)."""
+        if game is None:
+            from evaluate.tournament import build_game
+
+            game = build_game(result.game_name, {**result.options, "num_players": result.num_players})
+        starter = int(getattr(game, "first_starter", 0))
+        return cls.of_records(result.records, result.labels, result.num_players, result.dice, starter)
+
+    def add(self, record) -> None:
+        """Count one game (a ``GameRecord``); its deal is counted once all its rotations are in.
+
+        Raises:
+            ValueError: the breakdown was finished (read), or the game has another number of seats
+                or an entrant it does not know.
+        """
+        if self._finished:
+            raise ValueError("SeatBreakdown.add: the breakdown is finished (it was read); make a new one")
+        seats = record.seats
+        if len(seats) != self.num_players:
+            raise ValueError(f"SeatBreakdown.add: a game of {len(seats)} seats in a breakdown of {self.num_players}")
+        unknown = [label for label in seats if label not in self._agent_games]
+        if unknown:
+            raise ValueError(f"SeatBreakdown.add: {', '.join(map(repr, unknown))} is not among the entrants")
+        shares = record.win_shares()
+        for seat, label in enumerate(seats):
+            self._agent_games[label][seat] += 1
+            self._agent_sums[label][seat] += shares[seat]
+            self._game_sums[seat] += shares[seat]
+        self.games += 1
+        task = record.task
+        played = self._pending.setdefault((task.seed, task.dice, task.table_key, task.deal), [])
+        played.append((shares, record.log))
+        if len(played) == self.num_players:
+            self._count_deal(played)
+            del self._pending[(task.seed, task.dice, task.table_key, task.deal)]
+
+    def _count_deal(self, played: list) -> None:
+        self.deals += 1
+        for seat in range(self.num_players):
+            mean = sum(shares[seat] for shares, _ in played) / len(played)
+            self._deal_sums[seat] += mean
+            self._deal_squares[seat] += mean * mean
+        logs: list = []
+        for _, log in played:
+            if all(log != other for other in logs):
+                logs.append(log)
+        self.distinct_games += len(logs)
+        if len(played) > 1:
+            self.deals_compared += 1
+            self.deals_alike += len(logs) == 1
+
+    def finish(self) -> "SeatBreakdown":
+        """Count the deals not all of whose rotations were played; no game can be added after."""
+        if not self._finished:
+            for played in self._pending.values():
+                self._count_deal(played)
+            self._pending.clear()
+            self._finished = True
+        return self
+
+    # -- reading ---------------------------------------------------------------------------------
+    def agent_share(self, label: str, seat: int) -> SeatShare:
+        """``label``'s win share in ``seat``; its interval counts the games (one per deal)."""
+        self.finish()
+        games = self._agent_games[label][seat]
+        share = self._agent_sums[label][seat] / games if games else float("nan")
+        return SeatShare.of(seat, games, games, share, games, "games")
+
+    def effective_games(self, seat: int) -> int:
+        """The independent games the table's interval of ``seat`` counts: the games under
+        independent dice; under common dice Kish's effective sample size of the deals' mean
+        shares, between the deals and the different games (:attr:`distinct_games`; see the class
+        docstring)."""
+        self.finish()
+        if self.dice == "independent" or self.deals == 0:
+            return self.games
+        p = self._deal_sums[seat] / self.deals
+        spread = self._deal_squares[seat] / self.deals - p * p  # the deals' variance (population)
+        bernoulli = p * (1.0 - p)
+        if bernoulli <= 1e-12:  # every game won (or lost) from this seat: nothing says how alike they were
+            return self.deals
+        if spread <= 1e-12 * bernoulli:  # every deal ended the same on average: as precise as its games
+            return self.distinct_games
+        return int(min(self.distinct_games, max(self.deals, round(self.deals * bernoulli / spread))))
+
+    def seat_share(self, seat: int) -> SeatShare:
+        """The share of the games won from ``seat``, over every entrant and table, with its
+        interval counted as :meth:`effective_games` says (see the class docstring)."""
+        self.finish()
+        if self.dice == "independent":
+            share = self._game_sums[seat] / self.games if self.games else float("nan")
+            return SeatShare.of(seat, self.games, self.deals, share, self.games, "games")
+        share = self._deal_sums[seat] / self.deals if self.deals else float("nan")
+        return SeatShare.of(seat, self.games, self.deals, share, self.effective_games(seat), "effective")
+
+    def notes(self) -> list[str]:
+        """What a reader needs to read the intervals: what the table's intervals count, and how
+        many deals were one game in every rotation."""
+        self.finish()
+        if self.dice == "common":
+            lines = [
+                "common dice: a seat meets the same dice in every rotation of a deal while the games agree, so the "
+                "table's intervals count the deals, raised toward the games only as far as the rotations of a "
+                "deal ended differently (the effective number of games)"
+            ]
+        else:
+            lines = ["independent dice: every rotation of a deal is an independent game, and the intervals count games"]
+        if self.deals_alike:
+            alike = f"{self.deals_alike} of {self.deals_compared} deals were the same game in every rotation (the same log"
+            if self.dice == "common":
+                alike += (
+                    ": copies of a deterministic agent, or agents that play alike, on common dice); their entrants' "
+                    "cells repeat each other's games. What a seat is worth to copies of one agent: "
+                    "`dice-envs tournament ... --dice independent`"
+                )
+            else:
+                alike += ")"
+            lines.append(alike)
+        return lines
+
+    def text(self) -> str:
+        """Plain-text lines: each entrant's share in every seat, each seat's over the table, and
+        the :meth:`notes`, wrapped."""
+        import textwrap
+
+        self.finish()
+        n = self.num_players
+        width = max(24, *(len(label) for label in self.labels))
+        cell = 23
+        heads = [f"seat {s}" + (" (starts)" if s == self.first_starter else "") for s in range(n)]
+        lines = [
+            f"by seat (win share, 95% Wilson interval; player_{self.first_starter} starts the game):",
+            f"{'agent':<{width}} " + " ".join(f"{h:<{cell}}" for h in heads) + " games per seat",
+        ]
+        for label in self.labels:
+            cells = [self.agent_share(label, s) for s in range(n)]
+            games = [c.games for c in cells]
+            count = str(games[0]) if len(set(games)) == 1 else "/".join(map(str, games))
+            lines.append(f"{label:<{width}} " + " ".join(f"{c.text():<{cell}}" for c in cells) + f" {count}")
+        table = [self.seat_share(s) for s in range(n)]
+        samples = {c.samples for c in table}
+        counted = (
+            f"{self.games} games"
+            if self.dice == "independent"
+            else f"{self.deals} deals, counted as {'/'.join(str(c.samples) for c in table) if len(samples) > 1 else table[0].samples}"
+        )
+        lines.append(f"{'table':<{width}} " + " ".join(f"{c.text():<{cell}}" for c in table) + f" {counted}")
+        lines = [line.rstrip() for line in lines]
+        for note in self.notes():
+            lines += textwrap.wrap(note, 100, subsequent_indent="  ")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The breakdown as a JSON-able dict (``seats`` in ``report.json`` and ``--json``):
+        ``by_seat`` the table's shares, ``by_agent`` each entrant's (a list by seat), each a
+        :meth:`SeatShare.to_json`, with the counts and :meth:`notes`."""
+        self.finish()
+        n = self.num_players
+        return {
+            "num_players": n,
+            "first_starter": self.first_starter,
+            "dice": self.dice,
+            "games": self.games,
+            "deals": self.deals,
+            "deals_compared": self.deals_compared,
+            "deals_alike": self.deals_alike,
+            "distinct_games": self.distinct_games,
+            "by_seat": [self.seat_share(s).to_json() for s in range(n)],
+            "by_agent": {label: [self.agent_share(label, s).to_json() for s in range(n)] for label in self.labels},
+            "notes": self.notes(),
+        }
+
+    def csv_rows(self) -> list[list]:
+        """The rows of ``seats.csv`` (:data:`SEATS_CSV_COLUMNS`)."""
+        self.finish()
+
+        def row(scope: str, label: str, c: SeatShare) -> list:
+            share = [f"{c.share:.5f}", f"{c.low:.5f}", f"{c.high:.5f}"] if c.samples else ["", "", ""]
+            return [scope, label, c.seat, c.seat == self.first_starter, c.games, c.deals, c.samples, c.unit, *share]
+
+        rows = [row("agent", label, self.agent_share(label, s)) for label in self.labels for s in range(self.num_players)]
+        return rows + [row("table", "", self.seat_share(s)) for s in range(self.num_players)]
+
+
 # -- files --------------------------------------------------------------------------------------
 #: The columns of ``bluffing.csv``: one row per entrant, rate (:data:`RATES`, ``measure`` is its
 #: name with ``_by_claim_to_beat`` or ``_by_claim``) and claim (``"all"``: over every claim), with
@@ -736,13 +1086,14 @@ def _contexts(p: BluffProfile, order: dict[str, int]):
         yield "opponent", ("", "", "", opponent), p.by_opponent[opponent]
 
 
-def write_report(directory: str, result, lb, game=None) -> list[str]:
+def write_report(directory: str, result, lb, game=None, seats: SeatBreakdown | None = None) -> list[str]:
     """Write the report files of a tournament into ``directory`` (created if missing).
 
     Args:
         result: the ``TournamentResult``.
         lb: its ``Leaderboard``.
         game: the engine (needed for Meyer's bluffing profiles; built from the result if omitted).
+        seats: the result's :class:`SeatBreakdown` (made from it if omitted).
 
     Returns:
         The paths written: the pictures only where matplotlib is installed
@@ -780,6 +1131,14 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
 
     if game is None:
         game = build_game(result.game_name, {**result.options, "num_players": result.num_players})
+    if seats is None:
+        seats = SeatBreakdown.of_result(result, game)
+    path = os.path.join(directory, "seats.csv")
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(SEATS_CSV_COLUMNS)
+        out.writerows(seats.csv_rows())
+    written.append(path)
     profiles = None
     if result.game_name == "meyer":
         profiles = bluffing_profile(game, result.records, result.labels)
@@ -807,7 +1166,7 @@ def write_report(directory: str, result, lb, game=None) -> list[str]:
 
     path = os.path.join(directory, "report.json")
     with open(path, "w") as handle:
-        handle.write(strict_json.dumps(report_json(result, lb, profiles), indent=1, default=_json_default))
+        handle.write(strict_json.dumps(report_json(result, lb, profiles, seats), indent=1, default=_json_default))
     written.append(path)
     if pictures:
         title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
@@ -828,8 +1187,14 @@ def _json_default(value):
         return str(value)
 
 
-def report_json(result, lb, profiles: dict | None = None) -> dict:
-    """The report as one JSON-able dict (also the base of ``--json``'s last line)."""
+def report_json(result, lb, profiles: dict | None = None, seats: SeatBreakdown | None = None) -> dict:
+    """The report as one JSON-able dict (also the base of ``--json``'s last line).
+
+    ``seats`` is the tournament's :class:`SeatBreakdown` (made from the result if omitted), kept
+    under ``seats``.
+    """
+    if seats is None:
+        seats = SeatBreakdown.of_result(result)
     data = {
         "game": result.game_name,
         "options": result.options,
@@ -846,6 +1211,7 @@ def report_json(result, lb, profiles: dict | None = None) -> dict:
         "db": result.db_path,
         "ratings": lb.ratings(),
         "leaderboard": lb.to_json(),
+        "seats": seats.to_json(),
     }
     if profiles is not None:
         data["bluffing"] = {label: p.to_json() for label, p in profiles.items()}

@@ -21,6 +21,30 @@ actions, enough to replay it with the engine). Why it is safe to stop and to sha
   file or an SQLite database without tables holds nothing to lose and becomes a store (a second
   run starting on a new path may find it so, while the first is creating the store).
 
+**What a row holds.** The ``meta`` table holds the setting (``game``, ``env_id``, ``options`` as
+JSON: every option the engine plays by, ``num_players`` included), the ``agents`` table each
+entrant's label, SPEC and checkpoint fingerprint, and the ``games`` table one row per game:
+
+* ``seed``, ``dice`` (``common`` or ``independent``), ``table_key`` (the table's labels joined by
+  ``|``), ``deal``, ``rotation``: the game's key (``evaluate.tournament.GameTask.key``).
+* ``seats``: a JSON list of the entrants' labels by seat (``seats[0]`` played ``player_0``).
+* ``returns`` (C-3, by seat), ``winners`` (the winning seats; every seat in a full tie),
+  ``scores`` (the final standing by seat: points, or lives in Meyer): JSON lists.
+* ``num_actions``: the decisions taken; ``created``: when the row was written (Unix time).
+* ``log``: the whole game, a JSON list of its events in order, in which **a string is a roll and
+  an integer an action**. A roll is its faces in ascending order, as RULES.md writes dice
+  (``"224566"``; as many dice as the engine's ``num_dice_to_roll`` at that moment; in Meyer
+  every roll in full, the ones hidden under the cup too); an action is the engine's action id
+  (``game.action_to_string(state, id)`` names it: ``"keep 15 roll"``). Whose event it is is not
+  stored: it is the engine's ``current_player`` in the state before it.
+
+The log replays through the engine built from the store's options:
+``evaluate.tournament.replay_states(game, log)`` yields ``(event, state_before, state_after)``
+for every event (a ``ValueError`` for a log that does not fit the game), and
+``replay_final_state(game, log)`` the end. Any statistic a report does not give (bust rates,
+the decisions in chosen situations) is read from the states; ``dice-envs replay DB GAME_ID``
+prints them.
+
 Example:
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "results.sqlite")
@@ -28,6 +52,21 @@ Example:
     >>> store.count()
     0
     >>> store.close()
+
+    Reading a stored game back, event by event (here: who rolled what in a game of 10 000):
+
+    >>> from evaluate.tournament import build_game, replay_states, run_tournament
+    >>> path = os.path.join(tempfile.mkdtemp(), "tt.sqlite")
+    >>> _ = run_tournament("tenthousand", ["heuristic", "greedy"], games=1, db=path, workers=1, progress=False)
+    >>> store = ResultStore.open_existing(path)
+    >>> game = build_game(store.meta()["game"], store.meta()["options"])
+    >>> row = store.game(1)
+    >>> store.close()
+    >>> row["seats"], type(row["log"][0]), type(row["log"][1])
+    (['greedy', 'heuristic'], <class 'str'>, <class 'int'>)
+    >>> event, before, after = next(replay_states(game, row["log"]))
+    >>> game.current_player(before), event == "".join(map(str, after.roll))
+    (0, True)
 """
 
 from __future__ import annotations

@@ -27,6 +27,9 @@ Formats (CONTRACTS.md, "Tournaments and common dice"):
   rotation joins the key, which gives independent games (for measuring what common dice gain).
 * **Agents** are reset before every game with a seed keyed by (seed, table, deal, entrant label):
   results depend neither on the number of worker processes nor on the order games are played in.
+  After the reset each agent is told its seat in that game (``set_seat``, where the agent has it:
+  :class:`agents.base.Agent`), since some agents' play depends on it and their observations do
+  not always show it.
 
 Example:
     >>> from evaluate.tournament import schedule
@@ -493,6 +496,10 @@ class GameTooLong(AgentFailed, ValueError):
 def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = None) -> GameRecord:
     """Play one game on the rules engine, the agents seeing what the PettingZoo env would show.
 
+    Every agent of the table is reset (seeded by the game's key), then told its seat in this game
+    (``agent.set_seat(seat)``, if it has the method). Local workers and Ray's actors
+    (:mod:`evaluate.ray_backend`) play every game through this function.
+
     Args:
         game: the rules engine (its ``num_players`` is the table size).
         agents: label -> agent; the agents of ``task.seats``.
@@ -511,6 +518,12 @@ def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = No
     players = [agents[label] for label in seats]
     for label, agent in zip(task.table, [agents[label] for label in task.table]):
         agent.reset(seed=keyed_seed("agent", task.seed, task.table_key, task.deal, label))
+    # Each agent is told its seat for this game (the optional hook of agents.base.Agent.set_seat;
+    # an object with only the agent protocol's act and reset is not asked to have it).
+    for seat, agent in enumerate(players):
+        tell = getattr(agent, "set_seat", None)
+        if tell is not None:
+            tell(seat)
     dice_key = ("dice", task.seed, task.table_key, task.deal)
     if task.dice == "independent":
         dice_key += (task.rotation,)

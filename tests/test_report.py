@@ -39,7 +39,7 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
     written = write_report(str(tmp_path), meyer_result, lb)
     names = sorted(os.path.basename(p) for p in written)
     assert names == sorted(
-        ["leaderboard.csv", "head_to_head.csv", "report.json", "head_to_head.png", "ratings.png",
+        ["leaderboard.csv", "head_to_head.csv", "seats.csv", "report.json", "head_to_head.png", "ratings.png",
          "bluffing.csv", "bluffing_by_context.csv", "bluffing.png"]
     )  # fmt: skip
     assert sorted(os.listdir(tmp_path)) == names

@@ -881,14 +881,32 @@ class WinProbAgent(DeterministicAgent):
         self.solution = solve(game, cache_dir=cache_dir or None, progress=True, floor=floor, bar=False)
         self._penalty = isinstance(self.solution, PenaltySolution)
         self._role: int | None = None
+        self._game_seat: int | None = None  # the seat of this game, from set_seat (until reset)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._role = None
+        self._game_seat = None
+
+    def set_seat(self, seat: int) -> None:
+        """Play this game from ``seat`` (0 or 1): the runner knows the seat, so the role in the
+        round follows from it rather than from the observation (which can mislead after a bust on
+        a first roll). It overrides ``seat=`` of the constructor and the inference for this game
+        only: :meth:`reset` forgets it.
+
+        Raises:
+            ValueError: ``seat`` is not 0 or 1.
+        """
+        if isinstance(seat, bool) or seat not in (0, 1):
+            raise ValueError(f"WinProbAgent.set_seat: seat must be 0 or 1, got {seat!r}")
+        self._game_seat = int(seat)
+        self._role = None  # worked out from the seat at the next decision
 
     def _infer_role(self, obs: np.ndarray) -> int:
         if self.solution.num_roles == 1:
             return 0
+        if self._game_seat is not None:
+            return (self._game_seat - self.game.first_starter) % 2
         if self.seat >= 0:
             return (self.seat - self.game.first_starter) % 2
         opp_opened, my_busts, opp_busts = obs[3] > 0, int(obs[4]), int(obs[5])

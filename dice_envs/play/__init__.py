@@ -118,6 +118,10 @@ def play(
 
     write(f"{game.name}: you are player_{seat}, against {against}. q quits, ? shows the table and the choices again.")
     raw.reset(seed=seed)
+    for s, bot in bots.items():  # the agents' optional seat hook (agents.base.Agent.set_seat)
+        tell = getattr(bot, "set_seat", None)
+        if tell is not None:
+            tell(s)
     for line in raw.log_lines[1:]:
         write(f"  {line}")
     try:
