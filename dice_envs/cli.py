@@ -202,6 +202,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help="a whole number >= 0; seeds every game's dice and agents, per game (default 0)",
     )
     add_max_decisions_argument(p_match)
+    p_match.add_argument(
+        "--json", action="store_true",
+        help="print the standings to stderr and, as the last line on stdout, a JSON object: the setting, each "
+        "agent's games, win rate and mean return with their 95%% intervals (agents), and the win shares by seat (seats)",
+    )  # fmt: skip
 
     p_bench = sub.add_parser("bench", help="steps/second of every env beside PettingZoo's classics")
     p_bench.add_argument(
@@ -292,7 +297,13 @@ def _run(argv: list[str]) -> int:
     result = play_match(
         args.game, specs, args.games, seed=args.seed, options=options, progress=True, max_decisions=args.max_decisions
     )
-    print(result.table())
+    if args.json:
+        from dice_envs import strict_json
+
+        print(result.table(), file=sys.stderr)
+        print(strict_json.dumps(result.to_json()))
+    else:
+        print(result.table())
     return 0
 
 

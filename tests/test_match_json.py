@@ -1,0 +1,28 @@
+"""``dice-envs match --json``: the standings on stderr, and one JSON object on stdout that agrees with
+them (the agents' win rates and the seat breakdown)."""
+
+from __future__ import annotations
+
+import json
+
+from dice_envs.cli import main
+
+
+def test_match_json_is_the_last_line_and_agrees_with_the_table(capsys):
+    assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "120", "--seed", "4", "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out.strip().splitlines()[-1])
+    assert [a["label"] for a in data["agents"]] == ["doubter", "honest"]
+    assert data["games"] == 120 and data["seed"] == 4
+    assert sum(a["win_rate"] for a in data["agents"]) == 1.0  # two players, no ties in Meyer
+    for agent in data["agents"]:
+        assert agent["win_low"] <= agent["win_rate"] <= agent["win_high"]
+        assert f"{agent['win_rate']:.3f}" in captured.err  # the same standings, printed to stderr
+    assert data["seats"]["games"] == 120 and data["seats"]["num_players"] == 2
+    assert "by seat" in captured.err and "by seat" not in captured.out
+
+
+def test_without_json_the_table_is_on_stdout(capsys):
+    assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "doubter" in captured.out and not captured.out.strip().splitlines()[-1].startswith("{")
