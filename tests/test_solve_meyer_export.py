@@ -292,18 +292,19 @@ def test_export_to_a_directory_is_refused(capsys, tmp_path):
     assert "is a directory" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("game", ["syvere", "tenthousand"])
 @pytest.mark.parametrize(
-    "words, flag",
-    [(["--describe", "54"], "--describe"), (["--export", "x.csv"], "--export"),
-     (["--lives-pair", "1", "1"], "--lives-pair")],
+    "game, words, flag, games",
+    [("syvere", ["--describe", "54"], "--describe", "`solve meyer` and of `solve tenthousand`"),
+     ("syvere", ["--export", "x.csv"], "--export", "`solve meyer` and of `solve tenthousand`"),
+     ("syvere", ["--lives-pair", "1", "1"], "--lives-pair", "`solve meyer`"),
+     ("tenthousand", ["--lives-pair", "1", "1"], "--lives-pair", "`solve meyer`")],
 )  # fmt: skip
-def test_other_games_refuse_the_meyer_flags(capsys, tmp_path, game, words, flag):
+def test_other_games_refuse_the_meyer_flags(capsys, tmp_path, game, words, flag, games):
     from dice_envs.cli import main
 
     assert main(["solve", game, *words, "--cache-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == f"dice-envs: {flag} is an option of `solve meyer`, not of `solve {game}`\n"
+    assert err == f"dice-envs: {flag} is an option of {games}, not of `solve {game}`\n"
     assert not list(tmp_path.iterdir())
 
 

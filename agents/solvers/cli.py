@@ -3,8 +3,9 @@
 Usage (game options go after the game, as everywhere in the CLI)::
 
     dice-envs solve syvere [game options] [--roll-limit L]
-    dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS]
-    dice-envs solve tenthousand [game options] --objective win
+    dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS] [--export PATH]
+    dice-envs solve tenthousand [game options] --objective win [--export PATH]
+    dice-envs solve tenthousand [game options] [--objective turn|win] --describe SITUATION
     dice-envs solve meyer [game options] [--exploitability SPEC [--games N] [--seed S]]
     dice-envs solve meyer [game options] --value SPEC_A SPEC_B
     dice-envs solve meyer [game options] [--describe BEAT [--lives-pair R O]] [--export PATH]
@@ -16,8 +17,50 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
 * ``syvere``: the optimal expected turn score under roll limit ``L`` (default: the game's
   ``max_rolls``, 3), the stop thresholds, and the starter's trade-off (SY-6).
 * ``tenthousand``: the optimal expected points of one turn, for a player who has not opened and
-  has banked nothing unless ``--opened`` / ``--banked N`` say otherwise; ``--objective win``: the
-  two-player first player's win probability (:mod:`agents.solvers.tenthousand_win`).
+  has banked nothing unless ``--opened`` / ``--banked N`` say otherwise, with the turn totals at
+  which a bank is allowed and worth at least as much as rolling on, by the dice the roll would
+  take (:func:`agents.solvers.tenthousand.bank_ranges`; ``--json``: ``bank_ranges``, lists of
+  ``[first, last]`` with ``null`` for no upper end, and ``bank_from``, the least of them). Under
+  ``hot_dice_must_roll`` six dice are never banked (they follow only hot dice); under
+  ``exact_target`` the ranges end at the total that reaches the target, past which a bank and a
+  roll are both worth 0;
+  ``--objective win``: the two-player first player's win probability
+  (:mod:`agents.solvers.tenthousand_win`).
+
+  ``--describe SITUATION`` prints one decision instead of the summary: every legal choice (the
+  dice to keep, then roll on or bank) with its value, best first, marking the best and the one
+  the agent plays (``optimal``, or ``winprob`` for ``--objective win``, asked on the engine's
+  state of the situation). A value is the expected points the turn adds (in the last turn of the
+  game: the chance of ending it ahead), or the mover's chance of winning. SITUATION is
+  ``key=value`` pairs separated by commas, totals in points
+  (:func:`agents.solvers.tenthousand.parse_situation`)::
+
+      roll=1552            the dice just rolled (required; also roll=1 5 5 2)
+      turn=350             points set aside earlier in this turn (default 0: the first roll, six dice)
+      own=9000, opp=9500   the mover's and the opponent's totals (default 0); opp at or past the
+                           target: the opponent has reached it and this is the mover's last turn
+      role=0|1             --objective win under end=finish_round (dk): 0 if the mover started the
+                           round, 1 if second (required there, outside the last turn)
+      opened=yes|no, opp_opened=yes|no   on the list (default: the total is above 0; they can
+                           differ only with a bust penalty)
+      busts=N, opp_busts=N busts in a row (--objective win with a bust penalty; default 0)
+
+  For ``--objective turn`` the summary is then for the situation's player (``own``, ``opened``;
+  not with ``--opened`` / ``--banked``). A key the objective does not use, or a situation no game
+  reaches, is refused with the reason. With ``--json`` the lines are the object's ``describe``
+  and the data its ``situation`` (``choices``: ``action``, ``keep``, ``then``, ``points``,
+  ``turn_total``, ``dice_to_roll``, ``adds``, ``value``, ``best``, ``agent``).
+
+  ``--export PATH`` (``.csv`` or ``.json``, written as Meyer's): ``--objective turn``: the bank
+  table by dice (:func:`agents.solvers.tenthousand.bank_rows`, 6 rows); ``--objective win``: the
+  bank threshold map (:func:`agents.solvers.tenthousand_win.bank_map_rows`), one row per start of
+  a turn: role, totals (and lists and busts in a row with a bust penalty), and for 1..6 dice to
+  roll the least turn total at which banking is at least as good as rolling on (``bank_from_N``)
+  and every such turn total as ranges (``bank_N``, such as ``1050-1900 2000+``: near the target
+  the bank region can have a gap). Each row re-solves its turn from the table. At target 10 000:
+  80 000 rows for ``dk`` (two roles; 25 s, 5.5 MB of CSV), 40 000 for ``no`` (12 s, 14 MB of
+  JSON); ``farkle`` with its bust penalty 562 500 rows (busts in a row 0..2 each, totals from the
+  floor, -2500; estimated from target 1000 at about 3 minutes and 50 MB of CSV, 200 MB of JSON).
 * ``meyer``: the first starter's game value (:mod:`agents.solvers.meyer`); ``--exploitability
   SPEC``: that agent's exploitability (:mod:`evaluate.exploitability`), with ``--games N`` and
   ``--seed S`` for the simulated lower bound of an agent outside the exact model (default 4000
@@ -50,6 +93,7 @@ from typing import Callable
 
 from dice_envs import strict_json
 from dice_envs.cli import whole_number
+from dice_envs.progress import optional_progress_bar
 
 GAMES = ("syvere", "tenthousand", "meyer")
 
@@ -67,9 +111,19 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve a game exactly: print the value, save the table.",
         epilog=(
             "Game options go after the game as --name value (`dice-envs play GAME --help` lists them).\n"
-            "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win.\n"
+            "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win,\n"
+            "       --describe SITUATION, --export PATH (.csv or .json).\n"
             "meyer: --exploitability SPEC [--games N] [--seed S], --value SPEC_A SPEC_B,\n"
-            "       --describe BEAT [--lives-pair R O], --export PATH (.csv or .json)."
+            "       --describe BEAT [--lives-pair R O], --export PATH (.csv or .json).\n"
+            "\n"
+            "tenthousand --describe SITUATION: key=value pairs separated by commas, totals in points:\n"
+            "  roll=1552 (the dice just rolled; required), turn=350 (points set aside before this roll;\n"
+            "  default 0), own=9000, opp=9500 (totals; default 0; opp at or past the target: the mover's\n"
+            "  last turn), role=0|1 (--objective win under end=finish_round: 0 if the mover started the\n"
+            "  round), opened=yes|no, opp_opened=yes|no (on the list; default: total above 0), busts=N,\n"
+            "  opp_busts=N (busts in a row; --objective win with a bust penalty). Example:\n"
+            "  dice-envs solve tenthousand --preset dk --objective win \\\n"
+            "      --describe own=9000,opp=9500,turn=350,roll=1552,role=0"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # a prefix must never swallow a game option
@@ -102,8 +156,11 @@ def _parser() -> argparse.ArgumentParser:
         help="meyer: the exact expected return and win probability of agent A against agent B",
     )  # fmt: skip
     parser.add_argument(
-        "--describe", default=None, metavar="BEAT",
-        help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first claim)",
+        "--describe", default=None, metavar="BEAT|SITUATION",
+        help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first "
+        "claim). tenthousand: print every choice of one situation with its value (expected points, or with "
+        "--objective win the chance of winning), the best and the agent's marked: SITUATION such as "
+        "own=9000,opp=9500,turn=350,roll=1552 (see below)",
     )  # fmt: skip
     parser.add_argument(
         "--lives-pair", type=int, nargs=2, default=None, metavar=("R", "O"),
@@ -111,7 +168,11 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--export", default=None, metavar="PATH",
-        help="meyer: write the equilibrium strategy as a table: PATH.csv, or PATH.json (a JSON array of rows)",
+        help="write a table: PATH.csv, or PATH.json (a JSON array of rows). meyer: the equilibrium strategy. "
+        "tenthousand: the turn totals at which a bank is at least as good as rolling on, by dice to roll (6 rows); "
+        "with --objective win the bank threshold map, a row per role, own total, opponent total (and busts in a "
+        "row with a bust penalty), one turn re-solved per row: at target 10 000, dk 80 000 rows (25 s, 5.5 MB of "
+        "CSV), no 40 000, farkle 562 500 (a few minutes, about 50 MB of CSV)",
     )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -154,9 +215,14 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
         f"(exactly {_fraction_text(value)})",
         "expected turn score by roll limit: "
         + ", ".join(f"L={L}: {float(v):.4f}" for L, v in solution.turn_values.items()),
-        f"stop thresholds (stop when the dice left sum to at most this), limit {limit}:",
-        "  rolls left   " + " ".join(f"{k} dice" for k in range(1, sy.NUM_DICE + 1)),
     ]
+    if limit == 1:
+        lines.append(
+            "stop thresholds: none: with a roll limit of 1 the turn ends after its one roll, there is no decision"
+        )
+    else:
+        lines.append(f"stop thresholds (stop when the dice left sum to at most this), limit {limit}:")
+        lines.append("  rolls left   " + " ".join(f"{k} dice" for k in range(1, sy.NUM_DICE + 1)))
     for r in range(1, limit):
         cells = " ".join(f"{solution.stop_threshold(k, r):>6d}" for k in range(1, sy.NUM_DICE + 1))
         lines.append(f"  {r:>10d}   {cells}")
@@ -213,35 +279,81 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
 
 
 # -- Ten thousand ----------------------------------------------------------------------------
-def _stop_totals(solution) -> dict[int, int | None]:
-    """For each number of dice to roll next: the turn total from which a bank is worth at least
-    rolling on (and stays so up to the cap), or ``None`` if rolling on stays better."""
-    from agents.solvers.tenthousand import STEP
+def _bank_words(ranges: list[tuple[int, int | None]]) -> str:
+    """Turn-total ranges in words: ``from 300``, ``150 to 500``, ``1050 to 1900 and from 2000``."""
+    return " and ".join(f"from {a}" if b is None else f"at {a}" if a == b else f"{a} to {b}" for a, b in ranges)
 
-    out = {}
-    table, bank = solution.table, solution.bank
-    last = min(len(table), len(bank)) - 1
-    cap_units = solution.cap // STEP
-    for k in range(1, 7):
-        start = None
-        for u in range(min(last, cap_units), 0, -1):
-            if bank[u] >= 0 and bank[u] >= table[u, k] - 1e-9:
-                start = u
-            else:
-                break
-        out[k] = None if start is None else start * STEP
-    return out
+
+def _bank_lines(solution, game) -> tuple[dict[int, list[tuple[int, int | None]]], list[str]]:
+    """The bank ranges of a solved turn (:func:`agents.solvers.tenthousand.bank_ranges`) and the
+    lines that say them, with what "never" and the end of a range mean under these rules."""
+    from agents.solvers import tenthousand as tts
+
+    ranges = tts.bank_ranges(solution)
+    cells = []
+    for k, found in ranges.items():
+        dice = "1 die" if k == 1 else f"{k} dice"
+        if found:
+            cells.append(f"{dice}: {_bank_words(found)}")
+        elif k == tts.tt.NUM_DICE and game.hot_dice_must_roll:
+            cells.append(f"{dice}: never banked (six dice follow only hot dice, which must be rolled)")
+        else:
+            cells.append(f"{dice}: never")
+    lines = [
+        "bank rather than roll on, by the dice the roll would take: the turn totals (what a bank makes) at which a "
+        "bank is allowed and worth at least as much as rolling on (a tie counts as a bank, as `optimal` plays it):",
+        "  " + ", ".join(cells),
+    ]
+    ends = {b for found in ranges.values() for _, b in found if b is not None}
+    if game.exact_target and ends:
+        last = max(ends)
+        lines.append(f"  past {last} a bank passes the target and scores 0 (exact_target), and so does rolling on: "
+                     "neither is counted as better there")  # fmt: skip
+    return ranges, lines
 
 
 def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
+    situation = None
+    if args.describe is not None:  # the form is checked before any solve
+        from agents.solvers import tenthousand as tts
+
+        for flag, given in (("--opened", args.opened), ("--banked", args.banked != 0)):
+            if given:
+                raise ValueError(f"{flag} with --describe: the situation gives the player's total and list "
+                                 "(own=, opened=)")  # fmt: skip
+        situation = tts.parse_situation(args.describe, "--describe")
+    if args.export is not None:
+        _optional("agents.solvers.tenthousand", "export_format")(args.export)
     if args.objective == "win":
         for flag, given in (("--opened", args.opened), ("--banked", args.banked != 0), ("--cap", args.cap is not None)):
             if given:
                 raise ValueError(f"{flag} is for --objective turn; --objective win solves the whole two-player game")
+        if situation is not None:  # checked against the rules before the solve starts
+            from agents.solvers import tenthousand as tts
+
+            game = _optional("agents.solvers.tenthousand_win", "make_game")(options)
+            tts.check_situation(game, situation, "win", "--describe")
         summary = _optional("agents.solvers.tenthousand_win", "cli_summary")(
             options, cache_dir=cache_dir, progress=progress
         )
-        return {"game": "tenthousand", "objective": "win", **summary}
+        result = {"game": "tenthousand", "objective": "win", **summary}
+        lines = list(summary.get("lines", []))
+        if situation is not None:
+            described = _optional("agents.solvers.tenthousand_win", "describe_situation")(
+                options, situation, cache_dir=cache_dir, name="--describe"
+            )
+            lines = _describe_result(result, described)
+        if args.export is not None:
+            exported = _optional("agents.solvers.tenthousand_win", "export_bank_map")(
+                args.export, options, cache_dir=cache_dir, progress=progress
+            )
+            result["export"] = exported
+            lines.append(
+                f"bank threshold map: {exported['rows']} rows written to {exported['path']} ({exported['format']}; "
+                f"columns {', '.join(exported['columns'])})"
+            )
+        result["lines"] = lines
+        return result
 
     from agents.solvers import cache
     from agents.solvers import tenthousand as tts
@@ -249,63 +361,85 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
 
     game = engine.Game(**options)  # validates the options
     cap = tts.DEFAULT_CAP if args.cap is None else args.cap
-    if args.banked % tts.STEP:
-        raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {args.banked}")
-    tts.check_context(game, args.opened, args.banked, flags=True)
+    opened, banked = bool(args.opened), int(args.banked)
+    if situation is not None:  # the summary is for the situation's player
+        situation = tts.check_situation(game, situation, "turn", "--describe")
+        opened, banked = bool(situation.opened), int(situation.own or 0)
+    if banked % tts.STEP:
+        raise ValueError(f"--banked must be a multiple of {tts.STEP}, got {banked}")
+    tts.check_context(game, opened, banked, flags=True)
     tts.check_cap(cap, "--cap")  # before the bar starts
-    bar = None
-    report = None
-    try:
-        import tqdm  # noqa: F401  (installed, so the bar can be shown)
+    bars: list = []  # made at the solve's first report: a table read from the cache shows no bar
 
-        from dice_envs.progress import progress_bar
-    except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
-        progress = False
-    if progress:
-        bar = progress_bar(total=cap // tts.STEP + 1, desc="solving turn totals", unit="total", leave=False)
-
-        def report(done: int, total: int) -> None:
+    def report(done: int, total: int) -> None:
+        if not bars:
+            bars.append(optional_progress_bar(progress, total=total, desc="solving turn totals", unit="total",
+                                              leave=False))  # fmt: skip
+        bar = bars[0]
+        if bar is not None:
             bar.total = total
             bar.n = done
             bar.refresh()
 
     try:
-        solution = tts.solve(game, opened=args.opened, banked=args.banked, cap=cap, cache_dir=cache_dir,
-                             use_cache=True, progress=report)  # fmt: skip
+        solution = tts.solve(game, opened=opened, banked=banked, cap=cap, cache_dir=cache_dir,
+                             use_cache=True, progress=report if progress else None)  # fmt: skip
     finally:
-        if bar is not None:
-            bar.close()
-    key = tts._key(game, args.opened, args.banked, cap)
+        for bar in bars:
+            if bar is not None:
+                bar.close()
+    key = tts._key(game, opened, banked, cap)
     path = cache.cache_path(tts.SOLVER, tts.VERSION, key, cache_dir)
-    who = "opened" if args.opened else "not yet opened"
-    context = f"a player who has {who}, banked {args.banked}"
-    if key["banked"] is None and args.banked:
+    who = "opened" if opened else "not yet opened"
+    context = f"a player who has {who}, banked {banked}"
+    if key["banked"] is None and banked:
         context += " (the banked total does not change a turn under these options)"
     lines = [
         f"10 000 ({game.preset}{''.join(f', {k}={v}' for k, v in options.items() if k != 'preset')}), one turn, "
         f"{context}: optimal expected banked points {solution.value:.4f}",
         f"turn totals tabulated up to {solution.cap} (beyond it rolling on counts 0"
         + ("; at this default cap doubling it changes no printed digit)" if args.cap is None else ")"),
-        "bank rather than roll k dice on from a turn total of (while a bank is allowed):",
     ]
-    stops = _stop_totals(solution)
-    lines.append("  " + ", ".join(f"{k} dice: {'never' if t is None else t}" for k, t in stops.items()))
+    ranges, bank_lines = _bank_lines(solution, game)
+    lines += bank_lines
     lines.append("value of rolling k dice at turn total 0 (a fresh turn has 6): "
                  + ", ".join(f"{k}: {solution.table[0, k]:.4f}" for k in range(1, 7)))  # fmt: skip
     lines.append(f"table: {path}")
-    return {
+    result = {
         "game": "tenthousand",
         "objective": "turn",
         "options": dict(game.options),
-        "opened": bool(args.opened),
-        "banked": int(args.banked),
+        "opened": opened,
+        "banked": banked,
         "cap": int(cap),
         "value": solution.value,
         "roll_values_at_zero": {str(k): float(solution.table[0, k]) for k in range(1, 7)},
-        "bank_from": {str(k): t for k, t in stops.items()},
+        "bank_from": {str(k): (found[0][0] if found else None) for k, found in ranges.items()},
+        "bank_ranges": {str(k): [list(r) for r in found] for k, found in ranges.items()},
         "table": str(path),
-        "lines": lines,
     }
+    if situation is not None:
+        described = tts.describe_situation(game, situation, cap=cap, cache_dir=cache_dir, name="--describe")
+        lines = _describe_result(result, described)
+    if args.export is not None:
+        exported = tts.write_rows(args.export, tts.BANK_COLUMNS, tts.bank_rows(solution))
+        result["export"] = exported
+        lines.append(
+            f"bank table: {exported['rows']} rows written to {exported['path']} ({exported['format']}; "
+            f"columns {', '.join(exported['columns'])})"
+        )
+    result["lines"] = lines
+    return result
+
+
+def _describe_result(result: dict, described: dict) -> list[str]:
+    """Put a described situation into a solve's result (``describe``: its lines; ``situation``:
+    its keys, checked and completed, with ``end_phase``, ``measure``, ``value``, ``choices``,
+    ``agent``, ``agent_choice``) and return the lines to print instead of the summary's."""
+    result["describe"] = list(described["lines"])
+    rest = {key: value for key, value in described.items() if key not in ("lines", "situation")}
+    result["situation"] = {**described["situation"], **rest}
+    return list(described["lines"])
 
 
 # -- Meyer -----------------------------------------------------------------------------------
@@ -390,13 +524,14 @@ def _check_flags(args) -> None:
         "--games": ("meyer", args.games is not None),
         "--seed": ("meyer", args.seed is not None),
         "--value": ("meyer", args.value is not None),
-        "--describe": ("meyer", args.describe is not None),
+        "--describe": ("meyer tenthousand", args.describe is not None),
         "--lives-pair": ("meyer", args.lives_pair is not None),
-        "--export": ("meyer", args.export is not None),
+        "--export": ("meyer tenthousand", args.export is not None),
     }
-    for flag, (game, given) in per_game.items():
-        if given and args.game != game:
-            raise ValueError(f"{flag} is an option of `solve {game}`, not of `solve {args.game}`")
+    for flag, (games, given) in per_game.items():
+        if given and args.game not in games.split():
+            where = " and of ".join(f"`solve {game}`" for game in games.split())
+            raise ValueError(f"{flag} is an option of {where}, not of `solve {args.game}`")
 
 
 def compute(game: str, options: dict, args, cache_dir=None, progress: bool = False) -> dict:

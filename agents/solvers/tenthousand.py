@@ -47,9 +47,12 @@ Example:
     590.6608
 """
 
+import csv
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -414,9 +417,10 @@ class OptimalAgent(DeterministicAgent):
 
     Head to head against the threshold heuristic (two players, 4000 games, seats rotated,
     ``dice-envs match tenthousand --agents optimal heuristic --games 4000 --seed 2 --preset P``):
-    ``dk`` 52.7% (95% Wilson interval 51.2-54.2%), ``no`` 53.9% (52.3-55.4%), ``farkle`` 54.3%
-    (52.8-55.9%). With ``end_phase=false``, ``dk``: 53.2% (51.7-54.8%): the end-phase play
-    changes few games, and the difference is within the noise.
+    ``dk`` 53.2% (95% Wilson interval 51.6-54.7%), ``no`` 53.2% (51.6-54.7%), ``farkle`` 53.1%
+    (51.6-54.7%). With ``end_phase=false`` (``--agents optimal:end_phase=false heuristic``, the
+    same command), ``dk``: 52.2% (50.7-53.7%): the end-phase play changes few games, and the
+    difference is within the noise (the two matches meet different dice).
 
     Args:
         game: a :class:`dice_envs.games.tenthousand.Game`.
@@ -527,3 +531,527 @@ class OptimalAgent(DeterministicAgent):
         if best is None:
             raise ValueError("OptimalAgent.act: the action mask allows no selection of the observed roll")
         return best
+
+
+# -- the bank region of a solved turn ----------------------------------------------------------------
+def bank_ranges(solution: Solution) -> dict[int, list[tuple[int, int | None]]]:
+    """Where a bank is worth at least as much as rolling on, by the dice the roll would take.
+
+    For each ``k`` in 1..6: the ranges ``(first, last)`` of turn totals (points, the total a bank
+    would make) at which a bank is allowed and worth at least as much as rolling ``k`` dice on
+    (within 1e-9: a tie counts as a bank, as :class:`OptimalAgent` plays it); ``last`` is ``None``
+    when the range goes on past every turn total tabulated (beyond the cap rolling on counts 0,
+    so a bank is better there). An empty list: never banked. Six dice are rolled on only after hot
+    dice, so under ``hot_dice_must_roll`` (TT-4) ``k = 6`` is never banked.
+
+    Under ``exact_target`` the turn is tabulated only up to the total that reaches the target:
+    past it a bank scores 0 (TT-9d) and so does rolling on, so the last range ends there (banking
+    and rolling on are both worth 0 beyond it, a tie that is not counted as a bank).
+
+    >>> bank_ranges(solve(preset="dk", opened=True))[6]
+    []
+    >>> bank_ranges(solve(preset="no", opened=True, exact_target=True, banked=9500))[1]
+    [(150, 500)]
+    """
+    options = solution.options
+    cap = solution.cap
+    if options["exact_target"]:
+        cap = min(cap, max(options["target"] - solution.banked, STEP))  # as build_model tabulates
+    top = min(cap // STEP, len(solution.table) - 1, len(solution.bank) - 1)
+    bank = solution.bank[: top + 1].astype(float)
+    out: dict[int, list[tuple[int, int | None]]] = {}
+    for k in range(1, tt.NUM_DICE + 1):
+        if k == tt.NUM_DICE and options["hot_dice_must_roll"]:
+            out[k] = []
+            continue
+        banks = (bank >= 0) & (bank >= solution.table[: top + 1, k] - 1e-9)
+        banks[0] = False  # a turn total of 0 is no decision
+        edges = np.diff(np.concatenate([[0], banks.astype(np.int8), [0]]))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+        out[k] = [
+            (int(s) * STEP, None if e == top and not options["exact_target"] else int(e) * STEP)
+            for s, e in zip(starts, ends)
+        ]
+    return out
+
+
+def ranges_text(ranges: list[tuple[int, int | None]]) -> str:
+    """Turn-total ranges for a table cell, separated by spaces: ``"1050-1900"`` (both ends
+    included), ``"2000+"`` (and every larger total), ``"700"`` (that total alone); ``""`` for none.
+
+    >>> ranges_text([(300, None)]), ranges_text([(150, 500)]), ranges_text([(700, 700), (950, None)])
+    ('300+', '150-500', '700 950+')
+    """
+    return " ".join(f"{a}+" if b is None else f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+# -- tables written to a file (``--export``) -------------------------------------------------------
+#: The file formats of an export, by the path's suffix.
+EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
+
+
+def export_format(path) -> str:
+    """The format of an export to ``path``, by its suffix: ``"csv"`` or ``"json"``.
+
+    Raises:
+        ValueError: another suffix, or a path that is a directory.
+    """
+    path = Path(path)
+    fmt = EXPORT_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(
+            f"--export writes a .csv or a .json file (the format follows the suffix), got {str(path)!r}"
+        )
+    if path.is_dir():
+        raise ValueError(f"--export needs a file name, {str(path)!r} is a directory")
+    return fmt
+
+
+def write_rows(path, columns: tuple[str, ...], rows: Iterable[dict]) -> dict:
+    """Write rows (dicts with keys ``columns``) to ``path`` as CSV or JSON (by the suffix),
+    atomically (a temporary file beside it, then ``os.replace``), creating missing directories.
+
+    CSV: a header line, then one line per row; ``None`` is an empty cell, booleans ``true`` /
+    ``false``. JSON: one array of row objects, one row per line (strict JSON, ``null`` for ``None``).
+    The conventions of ``dice-envs solve meyer --export``.
+
+    Returns:
+        ``{"path": the file (absolute), "format", "rows": how many, "columns"}``.
+    """
+    from agents.solvers.cache import atomic_open
+    from dice_envs import strict_json
+
+    fmt = export_format(path)
+    path = Path(path).absolute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with atomic_open(path, "w", shared=True, newline="", encoding="utf-8") as f:
+        if fmt == "csv":
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(columns)
+            for row in rows:
+                cells = (row[c] for c in columns)
+                writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
+                count += 1
+        else:
+            f.write("[")
+            for row in rows:
+                f.write(("\n" if count == 0 else ",\n") + strict_json.dumps({c: row[c] for c in columns}))
+                count += 1
+            f.write("\n]\n")
+    return {"path": str(path), "format": fmt, "rows": count, "columns": list(columns)}
+
+
+#: The columns of :func:`bank_rows` (``dice-envs solve tenthousand --export``, one turn).
+BANK_COLUMNS = ("opened", "banked", "dice", "bank_from", "bank")
+
+
+def bank_rows(solution: Solution) -> Iterator[dict]:
+    """:func:`bank_ranges` as rows of :data:`BANK_COLUMNS`: the context (``opened``, the
+    ``banked`` total the turn was solved for), the dice a roll would take (1..6), ``bank_from``
+    (the least turn total at which a bank is worth at least as much as that roll, ``None``:
+    never) and ``bank`` (every such turn total, :func:`ranges_text`)."""
+    for k, ranges in bank_ranges(solution).items():
+        yield {"opened": solution.opened, "banked": solution.banked, "dice": k,
+               "bank_from": ranges[0][0] if ranges else None, "bank": ranges_text(ranges)}  # fmt: skip
+
+
+# -- one situation (``dice-envs solve tenthousand --describe``) -------------------------------------
+#: The keys of a situation (:func:`parse_situation`).
+SITUATION_KEYS = ("own", "opp", "turn", "roll", "role", "opened", "opp_opened", "busts", "opp_busts")
+SITUATION_EXAMPLE = "own=9000,opp=9500,turn=350,roll=1552"
+_TRUE, _FALSE = ("yes", "true", "1"), ("no", "false", "0")
+#: Choices whose values differ by at most this are equally good (OptimalAgent rounds to 9 places).
+TIE = 1e-9
+
+
+@dataclass(frozen=True)
+class Situation:
+    """A decision of a 10 000 turn: the mover has just rolled ``roll``, with ``turn`` points set
+    aside earlier in the turn. Totals are points (not units of 50). ``None``: not given;
+    :func:`check_situation` fills in what the game implies.
+
+    Attributes:
+        roll: the dice just rolled, sorted (1 to 6 dice).
+        turn: the turn total before this roll (0: the turn's first roll, of six dice).
+        own: the mover's banked total (default 0).
+        opp: the opponent's banked total (more than two players: the best other total). At or
+            above the target the opponent has reached it and this is the mover's last turn (TT-8).
+        role: under ``end="finish_round"``, for the chance of winning: 0 if the mover started the
+            round, 1 if second.
+        opened, opp_opened: whether the mover and the opponent are on the list (TT-7); they differ
+            from "total above 0" only with a bust penalty (TT-9e).
+        busts, opp_busts: busts in a row (TT-9e), for the chance of winning with a bust penalty.
+    """
+
+    roll: tuple[int, ...]
+    turn: int = 0
+    own: int | None = None
+    opp: int | None = None
+    role: int | None = None
+    opened: bool | None = None
+    opp_opened: bool | None = None
+    busts: int | None = None
+    opp_busts: int | None = None
+
+    def fields(self) -> dict:
+        """The situation as JSON-able data (points, ``roll`` as a string such as ``"1255"``)."""
+        return {key: (tt.to_string(self.roll) if key == "roll" else getattr(self, key)) for key in SITUATION_KEYS}
+
+
+def _situation_value(name: str, key: str, text: str):
+    """One value of a situation, read by its key's type (see :func:`parse_situation`)."""
+    if key in ("own", "opp", "turn"):
+        digits = text[1:] if text[:1] in "+-" and key != "turn" else text
+        if not digits.isdigit():
+            what = "a turn total, a whole number of points at least 0" if key == "turn" else "a total in points"
+            example = 350 if key == "turn" else 9000
+            raise ValueError(f"{name}: {key}={text} is not {what} (such as {key}={example})")
+        points = int(text)
+        if points % STEP:
+            raise ValueError(f"{name}: {key}={text}: every score is a multiple of {STEP} points (TT-5)")
+        return points
+    if key == "roll":
+        faces = text.replace(" ", "")
+        if not faces or not all(c in "123456" for c in faces) or len(faces) > tt.NUM_DICE:
+            raise ValueError(f"{name}: roll={text} is not a roll: 1 to 6 dice, faces 1..6, written like "
+                             "roll=1552 or roll=1 5 5 2")  # fmt: skip
+        return tuple(sorted(int(c) for c in faces))
+    if key == "role":
+        if text not in ("0", "1"):
+            raise ValueError(f"{name}: role={text}: give role=0 (the mover started the round) or role=1 (second)")
+        return int(text)
+    if key in ("opened", "opp_opened"):
+        if text.lower() in _TRUE + _FALSE:
+            return text.lower() in _TRUE
+        raise ValueError(f"{name}: {key}={text}: give {key}=yes or {key}=no (on the list or not, TT-7)")
+    if not text.isdigit():  # busts, opp_busts
+        raise ValueError(f"{name}: {key}={text} is not a number of busts in a row (0, 1, ...)")
+    return int(text)
+
+
+def parse_situation(text: str, name: str = "situation") -> Situation:
+    """A situation from ``key=value`` pairs separated by commas: ``own=9000,opp=9500,turn=350,roll=1552``.
+
+    Keys (totals in points, multiples of 50; spaces around the parts are ignored):
+
+    * ``roll`` (required): the dice just rolled, 1 to 6 faces: ``1552`` or ``1 5 5 2``.
+    * ``turn``: points set aside earlier in the turn, before this roll (default 0, the first roll).
+    * ``own``, ``opp``: the mover's and the opponent's banked totals (default 0; ``opp`` at or
+      above the target: the opponent reached it and this is the mover's last turn).
+    * ``role``: ``0`` (the mover started the round) or ``1`` (second), for the chance of winning
+      under ``end="finish_round"``.
+    * ``opened``, ``opp_opened``: ``yes`` / ``no``, on the list (default: the total is above 0).
+    * ``busts``, ``opp_busts``: busts in a row, with a bust penalty (default 0).
+
+    Only the form is checked here; :func:`check_situation` checks it against a game.
+
+    >>> s = parse_situation("own=9000, opp=9500, turn=350, roll=1 5 5 2")
+    >>> s.roll, s.turn, s.own, s.opp, s.role
+    ((1, 2, 5, 5), 350, 9000, 9500, None)
+
+    Raises:
+        ValueError: a part that is not ``key=value``, an unknown or repeated key, a bad value, or
+            no ``roll``; the message, which begins with ``name``, says what is expected.
+    """
+    keys = ", ".join(SITUATION_KEYS)
+    expected = f"expected key=value pairs separated by commas, such as {SITUATION_EXAMPLE} (keys: {keys})"
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name}: no situation given; {expected}")
+    given: dict = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = (word.strip() for word in part.partition("="))
+        key = key.lower()
+        if not sep or not key or not value:
+            raise ValueError(f"{name}: {part!r} is not key=value; {expected}")
+        if key not in SITUATION_KEYS:
+            raise ValueError(f"{name}: unknown key {key!r}; {expected}")
+        if key in given:
+            raise ValueError(f"{name}: {key} is given twice")
+        given[key] = _situation_value(name, key, value)
+    if "roll" not in given:
+        raise ValueError(f"{name}: no roll= (the dice just rolled, such as roll=1552); {expected}")
+    return Situation(**given)
+
+
+def check_situation(game: tt.Game, situation: Situation, objective: str = "turn",
+                    name: str = "situation") -> Situation:  # fmt: skip
+    """``situation`` checked against ``game`` for an objective, with the defaults the game implies
+    filled in: ``own`` 0, ``opp`` 0 (``"turn"``: ``None`` when not given, no end phase), ``opened``
+    from the totals, ``role`` 1 in the last turn of ``finish_round``, ``busts`` 0 with a bust
+    penalty; what the objective and the rules do not use stays ``None`` (``role`` with one role,
+    ``busts`` without a penalty, ``role``, ``opp_opened`` and the busts for ``"turn"``).
+
+    Args:
+        game: the engine.
+        situation: from :func:`parse_situation`.
+        objective: ``"turn"`` (expected points, :func:`solve`) or ``"win"`` (the chance of
+            winning, :mod:`agents.solvers.tenthousand_win`).
+        name: how messages name the situation (the command line: ``--describe``).
+
+    Raises:
+        ValueError: a situation no game of these rules reaches, or a key that the objective does not
+            use (so that nobody believes it changed the answer); the message says why.
+    """
+    s = situation
+    target, penalty = game.target, game.bust_penalty > 0
+    win = objective == "win"
+    if objective not in ("turn", "win"):
+        raise ValueError(f"objective must be 'turn' or 'win', got {objective!r}")
+    unused = {
+        "role": "the expected points of a turn do not depend on the role in the round (--objective win does)",
+        "opp_opened": "the expected points of a turn do not depend on the opponent's list (--objective win does)",
+        "busts": "the one-turn solve leaves out the bust penalty (TT-9e); --objective win takes it into account",
+        "opp_busts": "the one-turn solve leaves out the bust penalty (TT-9e); --objective win takes it into account",
+    }
+    for key, why in unused.items():
+        if not win and getattr(s, key) is not None:
+            raise ValueError(f"{name}: {key}= is not used here: {why}")
+    if win and not penalty:
+        for key in ("busts", "opp_busts"):
+            if getattr(s, key) is not None:
+                raise ValueError(f"{name}: {key}= matters only with a bust penalty (TT-9e), and these rules have none")
+    own = 0 if s.own is None else s.own
+    opp = 0 if s.opp is None else s.opp
+    for key, total in (("own", own), ("opp", opp)):
+        if total < 0 and not penalty:
+            raise ValueError(f"{name}: {key}={total}: a total falls below 0 only through a bust penalty (TT-9e), "
+                             "and these rules have none")  # fmt: skip
+    if own >= target:
+        raise ValueError(f"{name}: own={own}: a player at or past the target ({target}) plays no more turns")
+    last = opp >= target
+    if last and game.end == "immediate":
+        raise ValueError(f"{name}: opp={opp}: under end=immediate the game is over when a player reaches the "
+                         f"target ({target})")  # fmt: skip
+    role = s.role
+    two_roles = win and game.end == "finish_round"
+    if role is not None and win and not two_roles:
+        raise ValueError(f"{name}: role= matters only under end=finish_round, not end={game.end}")
+    if two_roles:
+        if last and role == 0:
+            raise ValueError(f"{name}: role=0 with opp={opp}: the second player of a round reaching the target ends "
+                             "the game, so only the second player (role=1) plays a last turn")  # fmt: skip
+        if role is None and not last:
+            raise ValueError(f"{name}: role=0|1 is needed under end=finish_round: 0 if the mover started the round, "
+                             "1 if second (the best choice can differ)")  # fmt: skip
+        role = 1 if last else role
+    opened = []
+    for key, total, flag in (("opened", own, s.opened), ("opp_opened", opp, s.opp_opened)):
+        if flag is None:
+            flag = total > 0
+        elif flag != (total > 0) and not penalty:
+            raise ValueError(f"{name}: {key}={'yes' if flag else 'no'} with a total of {total}: without a bust "
+                             "penalty a player is on the list exactly when their total is above 0")  # fmt: skip
+        elif not flag and total > 0:
+            raise ValueError(f"{name}: {key}=no with a total of {total}: only a bank gives points, and it puts the "
+                             "player on the list (TT-7)")  # fmt: skip
+        opened.append(flag)
+    busts = []
+    for key, count in (("busts", s.busts), ("opp_busts", s.opp_busts)):
+        count = 0 if count is None else count
+        if count >= game.bust_penalty_after:
+            raise ValueError(f"{name}: {key}={count}: busts in a row run 0..{game.bust_penalty_after - 1} "
+                             f"(bust_penalty_after={game.bust_penalty_after}: that bust brings the penalty and "
+                             "the count starts again)")  # fmt: skip
+        busts.append(count)
+    if s.turn == 0 and len(s.roll) < tt.NUM_DICE:
+        raise ValueError(f"{name}: turn=0 (the turn's first roll) with {len(s.roll)} dice: a turn begins with all "
+                         "six; give turn= the points set aside before this roll")  # fmt: skip
+    if not game.selections(s.roll):
+        raise ValueError(f"{name}: roll={tt.to_string(s.roll)} scores nothing: a bust ends the turn, there is no "
+                         "choice to describe")  # fmt: skip
+    counted = win and penalty  # busts in a row are part of the state only there
+    return Situation(s.roll, s.turn, own, opp if (win or s.opp is not None) else None, role if win else None,
+                     opened[0], opened[1] if win else None, busts[0] if counted else None,
+                     busts[1] if counted else None)  # fmt: skip
+
+
+def situation_state(game: tt.Game, situation: Situation, seat: int) -> tt.State:
+    """The engine's decision state of a checked situation with the mover at ``seat``: every other
+    seat has ``opp`` points (0 if not given), its list and busts; in the last turn of the game
+    (``opp`` at or above the target) the end phase is on with this the last turn."""
+    s = situation
+    n = game.num_players
+    opp = 0 if s.opp is None else s.opp
+
+    def seats(mine, others):
+        return tuple(mine if i == seat else others for i in range(n))
+
+    opp_opened = opp > 0 if s.opp_opened is None else s.opp_opened
+    return game.initial_state()._replace(
+        totals=seats(s.own or 0, opp), opened=seats(bool(s.opened), opp_opened),
+        busts=seats(s.busts or 0, s.opp_busts or 0), player=seat, turn_total=s.turn, roll=s.roll, to_roll=0,
+        turns_left=1 if opp >= game.target else None, turn=1 + (seat - game.first_starter) % n,
+    )  # fmt: skip
+
+
+def choice_rows(game: tt.Game, state: tt.State, value_of: Callable[[int, int, bool], float | None],
+                agent_action: int) -> list[dict]:  # fmt: skip
+    """Every legal action at a decision ``state``, valued, best first (ties in action-id order).
+
+    ``value_of(points, dice_left, bank)`` values keeping dice worth ``points`` that leave
+    ``dice_left`` (0: hot dice), then banking or rolling on; ``agent_action`` is the action the
+    agent plays. Each row: ``action`` (TT-11's string), ``keep`` (the faces), ``then`` (``"roll"``
+    or ``"bank"``), ``points`` (the selection's value), ``turn_total`` (after it), ``dice_to_roll``
+    (a roll: the dice rolled next, 6 after hot dice; a bank: ``None``), ``adds`` (a bank: what it
+    adds to the total, 0 past an exact target; a roll: ``None``), ``value``, ``best`` (within
+    :data:`TIE` of the best value) and ``agent``.
+
+    Raises:
+        RuntimeError: the engine allows a bank that the solver does not value (a model mismatch).
+    """
+    worth = dict(game.selections(state.roll))
+    rows: list[dict[str, Any]] = []
+    for action in game.legal_actions(state):
+        selection, bank = tt.decode_action(action)
+        points = worth[selection]
+        left = len(state.roll) - len(selection)
+        value = value_of(points, left, bank)
+        if value is None:
+            text = game.action_to_string(state, action)
+            raise RuntimeError(f"the engine allows {text} but the solver does not value it")
+        rows.append({
+            "action": game.action_to_string(state, action), "keep": tt.to_string(selection),
+            "then": "bank" if bank else "roll", "points": points, "turn_total": state.turn_total + points,
+            "dice_to_roll": None if bank else (left or tt.NUM_DICE),
+            "adds": game.bank_gain(state, points) if bank else None,
+            "value": float(value), "agent": action == agent_action, "id": action,
+        })  # fmt: skip
+    top = max(row["value"] for row in rows)
+    for row in rows:
+        row["best"] = row["value"] >= top - TIE
+    rows.sort(key=lambda row: (-row["value"], row["id"]))
+    for row in rows:
+        del row["id"]
+    return rows
+
+
+def choice_lines(rows: list[dict], agent: str, digits: int) -> list[str]:
+    """The lines of :func:`choice_rows`: one per choice (what it does, its value, the marks), then
+    what the agent plays."""
+    lines = []
+    for row in rows:
+        if row["then"] == "bank":
+            what = f"bank {row['turn_total']}" + (" (passes the target: scores 0)" if row["adds"] == 0 else "")
+        else:
+            dice = row["dice_to_roll"]
+            hot = ", hot dice" if row["keep"] and dice == tt.NUM_DICE else ""
+            what = f"turn total {row['turn_total']}, roll {dice} {'die' if dice == 1 else 'dice'}{hot}"
+        marks = [mark for mark, on in (("best", row["best"]), (f"{agent} plays it", row["agent"])) if on]
+        marked = f"  <- {', '.join(marks)}" if marks else ""
+        lines.append(f"  {row['action']:<17} {what:<42} {row['value']:.{digits}f}{marked}")
+    played = next(row for row in rows if row["agent"])
+    best = [row for row in rows if row["best"]]
+    ties = f" ({len(best)} choices equally good, within {TIE:g})" if len(best) > 1 else ""
+    if played["best"]:
+        lines.append(f"{agent} plays {played['action']}, the best choice{ties}")
+    else:
+        lines.append(f"{agent} plays {played['action']} ({played['value']:.{digits}f}), not the best choice "
+                     f"{best[0]['action']} ({best[0]['value']:.{digits}f})")  # fmt: skip
+    return lines
+
+
+def totals_words(situation: Situation) -> str:
+    """The totals of a checked situation in words (with the list and busts where they say something)."""
+    s = situation
+    words = f"own {s.own}" + ("" if s.opened else " (not on the list yet)")
+    if s.opp is not None:
+        words += f", opponent {s.opp}" + (" (not on the list yet)" if s.opp_opened is False else "")
+    if s.busts:
+        words += f", {s.busts} bust(s) in a row"
+    if s.opp_busts:
+        words += f", opponent {s.opp_busts} bust(s) in a row"
+    return words
+
+
+def roll_words(situation: Situation) -> str:
+    """The roll of a situation and the turn total before it, in words."""
+    s = situation
+    if s.turn == 0:
+        return f"the turn's first roll {tt.to_string(s.roll)}"
+    return f"{s.turn} in the turn before the roll {tt.to_string(s.roll)}"
+
+
+def describe_situation(game: tt.Game, situation: Situation, cap: int = DEFAULT_CAP, cache_dir=None,
+                       use_cache: bool = True, name: str = "situation") -> dict:  # fmt: skip
+    """Every choice of one situation valued in expected points, and what :class:`OptimalAgent` plays.
+
+    A roll is worth the table's value of rolling on (turn total and dice after the selection); a
+    bank what it adds to the total. In the last turn of the game (``opp`` at or above the target,
+    TT-8) points no longer count, only the lead: each choice is then worth the chance of ending the
+    turn ahead of ``opp`` (a tie counts 1/2), as the agent plays the end phase (:func:`lead_worth`).
+
+    The agent is asked on the engine's state of the situation (:func:`situation_state`, its
+    observation and action mask) and solves its own table, so the mark of its choice is a check on
+    the values printed.
+
+    Returns:
+        ``situation`` (:meth:`Situation.fields`, checked, defaults filled in), ``end_phase``,
+        ``measure`` (what a value is), ``value`` (the best choice's), ``choices``
+        (:func:`choice_rows`), ``agent``, ``agent_choice`` and ``lines``.
+
+    Raises:
+        ValueError: a situation :func:`check_situation` refuses, or a bad ``cap``.
+    """
+    check_cap(cap, "cap")
+    s = check_situation(game, situation, "turn", name)
+    own = int(s.own or 0)
+    banked = own if _key(game, bool(s.opened), own, cap)["banked"] is not None else 0
+    state = situation_state(game, s, game.first_starter)
+    opp = s.opp
+    end_phase = opp is not None and opp >= game.target
+    value_of: Callable[[int, int, bool], float | None]
+    if opp is not None and end_phase:
+        need = opp - own
+        model = build_model(game, bool(s.opened), banked, cap)
+        worth = lead_worth(need)
+        table = values(model, worth=worth)
+        amounts = np.where(model.bank >= 0, model.bank, -1).max(axis=0)
+
+        def value_of(points: int, left: int, bank: bool) -> float | None:
+            u = (s.turn + points) // STEP
+            if bank:  # as Solution.bank_value: past the table a bank adds the turn total (0 past an exact target)
+                if u < len(amounts):
+                    amount = max(int(amounts[u]), 0)
+                else:
+                    amount = s.turn + points if amounts[-1] > 0 else 0
+                return float(worth(np.array([amount]))[0])
+            return float(table[u, left or tt.NUM_DICE]) if u < len(table) else 0.0
+
+        measure = (f"the chance of ending this last turn ahead of {s.opp} (a tie counts 1/2): the opponent has "
+                   "reached the target, so only the lead counts")  # fmt: skip
+    else:
+        solution = solve(game, opened=bool(s.opened), banked=banked, cap=cap, cache_dir=cache_dir,
+                         use_cache=use_cache)  # fmt: skip
+
+        def value_of(points: int, left: int, bank: bool) -> float | None:
+            total = s.turn + points
+            return solution.bank_value(total) if bank else solution.roll_value(total, left or tt.NUM_DICE)
+
+        measure = "the expected points the turn adds to the total (a bank: what it adds; a roll: optimal play on)"
+    agent = OptimalAgent(game, cap=cap, use_cache=False)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    played = agent.act(game.observe(state, state.player), mask)
+    rows = choice_rows(game, state, value_of, played)
+    options = "".join(f", {k}={v}" for k, v in game.options.items() if v != tt.PRESETS[game.preset].get(k))
+    lines = [
+        f"10 000 ({game.preset}{options}), one turn: {totals_words(s)}; {roll_words(s)}",
+        f"each choice is worth {measure}:",
+    ]
+    if s.opp is not None and not end_phase:
+        lines[0] += " (the opponent's total changes nothing in the expected points of a turn)"
+    lines += choice_lines(rows, "optimal", 4)
+    return {
+        "situation": s.fields(),
+        "end_phase": end_phase,
+        "measure": "lead" if end_phase else "points",
+        "value": rows[0]["value"],
+        "choices": rows,
+        "agent": "optimal",
+        "agent_choice": game.action_to_string(state, played),
+        "lines": lines,
+    }

@@ -118,6 +118,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from collections.abc import Iterator
 from typing import cast
 
 import numpy as np
@@ -127,6 +128,7 @@ from agents.solvers import _tenthousand_kernel as kernel
 from agents.solvers import _tenthousand_penalty_kernel as penalty_kernel
 from agents.solvers import cache as cache_mod
 from dice_envs.games import tenthousand as tt
+from dice_envs.progress import optional_progress_bar
 
 SOLVER = "tenthousand-win"
 VERSION = 1
@@ -462,15 +464,9 @@ def build_penalty(game: tt.Game, progress: bool = True, floor: int = FLOOR, tol:
 
 def _progress(total: int | None, desc: str, enabled: bool, unit: str = "state"):
     """A tqdm bar on stderr (a do-nothing stand-in when disabled or tqdm is missing)."""
-    if enabled:
-        try:
-            import tqdm  # noqa: F401  (installed, so the bar can be shown)
-
-            from dice_envs.progress import progress_bar
-
-            return progress_bar(total=total, desc=desc, unit=unit, unit_scale=unit == "state")
-        except ImportError:  # tqdm is optional: say something every so often instead
-            pass
+    bar = optional_progress_bar(enabled, total=total, desc=desc, unit=unit, unit_scale=unit == "state")
+    if bar is not None:
+        return bar
 
     class _Quiet:
         def update(self, n):
@@ -844,8 +840,18 @@ class WinProbAgent(DeterministicAgent):
     observation does not show. The agent works it out at its first decision of a game: a player
     who has not yet banked has had as many turns as their busts in a row (modulo
     ``bust_penalty_after``), so an opponent not on the list with as many busts as the agent has had
-    no extra turn and the agent started; an opponent already on the list played first. (It can be
-    wrong only after several busts on a first roll in a row.) Pass ``seat`` to say it instead.
+    no extra turn and the agent started; an opponent already on the list is taken to have played
+    first. That is right unless the agent has busted before it: a bust on the first roll of a turn
+    (six dice that score nothing, 2.3% of turns in ``dk``) comes before any decision, and one is
+    enough for the observation to fit both roles: a starter who busted, after which the opponent
+    opened, or a second player who busted after the opponent had opened (or opened later). The
+    agent then guesses second, the likelier case: with ``winprob`` in both seats of ``dk``, after
+    one such bust the opponent is on the list at the agent's first decision in 53% of games for the
+    second player and in 32% for the starter (3000 simulated openings each), so the guess is right
+    about 63% of the time and wrong in about 0.7% of the games the agent starts (an outside review
+    counted 34 of 4000 ``dk`` games). Pass ``seat`` to say it instead; tournaments, ``match`` and
+    ``dice-envs play`` tell it the seat of every game (:meth:`set_seat`), which overrides both for
+    that game.
 
     Head to head at target 10 000 (pairs of games with the seats swapped and the same dice seed,
     ``python -m agents.solvers.tenthousand_win_bench match --preset P --opponent O --pairs N``):
@@ -955,3 +961,187 @@ class WinProbAgent(DeterministicAgent):
         if best is None:  # the mask allows something the roll does not offer: take the first
             best = int(legal[0])
         return int(best)
+
+
+# -- one situation, and the bank map (``solve tenthousand --objective win --describe / --export``) ----
+def describe_situation(options: dict, situation, cache_dir=None, floor: int = FLOOR,
+                       name: str = "situation") -> dict:  # fmt: skip
+    """Every choice of one situation valued by the mover's chance of winning, and what
+    :class:`WinProbAgent` plays there.
+
+    The situation (:func:`agents.solvers.tenthousand.parse_situation`) is in points; the solver's
+    tables are in units of 50, and the conversion is made here (``Solution.start_value`` takes
+    points, ``Solution.choice_values`` units). A choice is worth the mover's P(win) + ½·P(tie)
+    with optimal play by both after it (:meth:`Solution.choice_values`; with a bust penalty the
+    busts in a row and the lists count; in the mover's last turn, the opponent at or past the
+    target, :meth:`Solution.last_turn_choice_values`).
+
+    The agent is told its seat (from ``role``: in a game it infers its role, see its docstring) and
+    asked on the engine's state of the situation (its observation and action mask), so the mark of
+    its choice checks the values printed. Building the agent loads the table, or solves it first if
+    it is not in the cache (the agent says so on stderr).
+
+    Returns:
+        ``situation`` (checked, defaults filled in), ``end_phase``, ``measure`` (``"win
+        probability"``), ``value`` (the best choice's), ``choices``
+        (:func:`agents.solvers.tenthousand.choice_rows`), ``agent``, ``agent_choice``, ``lines``.
+
+    Raises:
+        ValueError: rules the solver does not model, or a situation
+            :func:`agents.solvers.tenthousand.check_situation` refuses.
+    """
+    from agents.solvers import tenthousand as tts
+
+    game = make_game(options)
+    s = tts.check_situation(game, situation, "win", name)  # before a solve starts
+    role = s.role or 0
+    seat = (game.first_starter + role) % 2
+    agent = WinProbAgent(game, seat=seat, cache_dir=str(cache_dir) if cache_dir else "", floor=floor)
+    sol = agent.solution
+    own, opp = int(s.own or 0), int(s.opp or 0)  # filled in by check_situation
+    a, b, t = own // UNIT, opp // UNIT, s.turn // UNIT
+    last = opp >= game.target
+
+    def value_of(points: int, left: int, bank: bool) -> float | None:
+        v = points // UNIT
+        if last:
+            roll, banked = sol.last_turn_choice_values(b - a, bool(s.opened), t, v, left)
+        elif isinstance(sol, PenaltySolution):
+            roll, banked = sol.choice_values(a, b, 0, t, v, left, opened=(s.opened, s.opp_opened),
+                                             busts=(s.busts, s.opp_busts))  # fmt: skip
+        else:
+            roll, banked = sol.choice_values(a, b, role, t, v, left)
+        return banked if bank else roll
+
+    state = tts.situation_state(game, s, seat)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    played = agent.act(game.observe(state, seat), mask)
+    rows = tts.choice_rows(game, state, value_of, played)
+    head = f"Two-player 10 000 ({_describe(game)}): {tts.totals_words(s)}"
+    if sol.num_roles == 2:
+        head += "; the mover " + ("started the round (role 0)" if role == 0 else "is second in the round (role 1)")
+    lines = [
+        f"{head}; {tts.roll_words(s)}",
+        "each choice is worth the mover's chance of winning (P(win) + 1/2 P(tie)) with optimal play by both after it"
+        + ("; this is the mover's last turn: the opponent has reached the target" if last else "") + ":",
+    ]
+    if isinstance(sol, PenaltySolution) and min(own, opp) < sol.floor:
+        lines.append(f"  (the solved game floors totals at {sol.floor}: a total below it counts as {sol.floor})")
+    lines += tts.choice_lines(rows, "winprob", 6)
+    return {
+        "situation": s.fields(),
+        "end_phase": last,
+        "measure": "win probability",
+        "value": rows[0]["value"],
+        "choices": rows,
+        "agent": "winprob",
+        "agent_choice": game.action_to_string(state, played),
+        "lines": lines,
+    }
+
+
+#: The columns of :func:`bank_map_rows` (``dice-envs solve tenthousand --objective win --export``).
+BANK_MAP_COLUMNS = ("role", "own", "opp", "opened", "opp_opened", "busts", "opp_busts",
+                    *(f"bank_from_{n}" for n in range(1, 7)), *(f"bank_{n}" for n in range(1, 7)))  # fmt: skip
+
+
+def _bank_cells(V: np.ndarray, bank: np.ndarray, hot: bool) -> dict:
+    """The ``bank_from_n`` and ``bank_n`` cells of one turn's tables (:meth:`Solution.turn`)."""
+    from agents.solvers.tenthousand import ranges_text
+
+    cells: dict = {}
+    top = len(bank) - 1
+    for n in range(1, tt.NUM_DICE + 1):
+        ranges: list[tuple[int, int | None]] = []
+        if not (hot and n == tt.NUM_DICE):
+            banks = (bank >= 0) & (bank >= V[:, n])  # ties to the bank, as the agent plays them
+            edges = np.diff(np.concatenate([[0], banks.astype(np.int8), [0]]))
+            starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+            # Past the turn's table every allowed bank beats a roll (see pair_turn): the last range goes on.
+            ranges = [(int(s) * UNIT, None if e == top else int(e) * UNIT) for s, e in zip(starts, ends)]
+        cells[f"bank_from_{n}"] = ranges[0][0] if ranges else None
+        cells[f"bank_{n}"] = ranges_text(ranges)
+    return cells
+
+
+def bank_map_size(solution: Solution) -> int:
+    """The number of rows :func:`bank_map_rows` gives: one per start-of-turn state of the solution."""
+    if isinstance(solution, PenaltySolution):
+        if solution.FO == 1:
+            return solution.K**2 * solution.N**2
+        below = -solution.F + 1  # totals at or below 0 (off the list possible)
+        return solution.K**2 * (solution.N + below) ** 2
+    return solution.num_roles * solution.T**2
+
+
+def bank_map_rows(solution: Solution, progress: bool = False) -> Iterator[dict]:
+    """The bank thresholds of every start of a turn, one row per state (:data:`BANK_MAP_COLUMNS`).
+
+    A state is the mover's ``role`` (under ``finish_round``, else ``None``), the totals ``own`` and
+    ``opp`` (points, below the target; with a bust penalty from the floor up), and with a bust
+    penalty the busts in a row (``busts``, ``opp_busts``) and, where the opening threshold differs
+    from later banks, the lists (``opened``, ``opp_opened``; otherwise ``None``: no penalty, on
+    the list means a total above 0; or the list changes nothing).
+
+    For ``n`` in 1..6 dice that a roll would take (6: after hot dice): ``bank_n``, the turn totals
+    (points, what a bank would make) at which banking is allowed and worth at least as much as
+    rolling ``n`` dice on (a tie counts as a bank, as the agent plays it), as ranges
+    (:func:`agents.solvers.tenthousand.ranges_text`: ``"1050-1900 2000+"``; empty: never, such as
+    after hot dice under ``hot_dice_must_roll``); ``bank_from_n``, the least of them. The region is
+    not always one range: near the target a bank that leaves the mover just short of it can be worse
+    than rolling on to reach it, so ``bank_from_n`` alone would mislead there.
+
+    Order: role, lists, busts, then ``own`` and ``opp`` ascending. Every row re-solves one turn
+    from the table (0.2-0.3 ms at target 10 000: ``dk``'s 80 000 rows took 25 s).
+    """
+    bar = optional_progress_bar(progress, total=bank_map_size(solution), desc="bank thresholds", unit="state")
+    done = 0
+    try:
+        if isinstance(solution, PenaltySolution):
+            F, N, K, FO = solution.F, solution.N, solution.K, solution.FO
+            flags = [(om, oo, i, j) for om in range(FO) for oo in range(FO) for i in range(K) for j in range(K)]
+            for om, oo, i, j in flags:
+                for x in range(N):
+                    if FO == 2 and not om and x + F > 0:
+                        continue  # a total above 0 comes from a bank: on the list
+                    for y in range(N):
+                        if FO == 2 and not oo and y + F > 0:
+                            continue
+                        V, bank = solution.turn_at((om, oo, i, j, x, y))[:2]
+                        yield {"role": None, "own": (x + F) * UNIT, "opp": (y + F) * UNIT,
+                               "opened": bool(om) if FO == 2 else None, "opp_opened": bool(oo) if FO == 2 else None,
+                               "busts": i, "opp_busts": j, **_bank_cells(V, bank, solution.hot)}  # fmt: skip
+                        done += 1
+                        if bar is not None and done % 1000 == 0:
+                            bar.update(1000)
+        else:
+            T = solution.T
+            for r in range(solution.num_roles):
+                for x in range(T):
+                    for y in range(T):
+                        V, bank = solution.turn(x, y, r)[:2]
+                        yield {"role": r if solution.num_roles == 2 else None, "own": x * UNIT, "opp": y * UNIT,
+                               "opened": None, "opp_opened": None, "busts": None, "opp_busts": None,
+                               **_bank_cells(V, bank, solution.hot)}  # fmt: skip
+                        done += 1
+                        if bar is not None and done % 1000 == 0:
+                            bar.update(1000)
+    finally:
+        if bar is not None:
+            bar.update(done % 1000)
+            bar.close()
+
+
+def export_bank_map(path, options: dict, cache_dir=None, progress: bool = False, floor: int = FLOOR) -> dict:
+    """Write :func:`bank_map_rows` to ``path`` (``.csv`` or ``.json``, as
+    :func:`agents.solvers.tenthousand.write_rows`), solving the game first if it is not cached.
+
+    Returns:
+        ``{"path", "format", "rows", "columns"}``.
+    """
+    from agents.solvers import tenthousand as tts
+
+    tts.export_format(path)  # before a solve starts
+    solution = solve(options, cache_dir=cache_dir, progress=progress, floor=floor)
+    return tts.write_rows(path, BANK_MAP_COLUMNS, bank_map_rows(solution, progress))
