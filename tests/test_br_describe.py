@@ -154,3 +154,30 @@ def test_bad_levels_and_agents_outside_the_model_are_refused_before_any_work():
 
     with pytest.raises(OutsideModel, match="exact only for an agent inside the model, and mine is not"):
         describe_best_response(game, Alternates(game), name="mine")
+
+
+def test_the_command_describes_the_best_response_and_refuses_what_it_cannot(capsys, tmp_path):
+    import json
+
+    from dice_envs.cli import main
+
+    words = ["solve", "meyer", "--lives", "2", "--exploitability", "doubter", "--describe", "54",
+             "--lives-pair", "1", "2", "--cache-dir", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert main([*words, "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    data = json.loads(out[-1])
+    game = make_game({"lives": 2})
+    expected = describe_best_response(game, make_agent(game, "doubter", seed=0), lives=(1, 2), beat="54",
+                                      name="doubter")  # fmt: skip
+    assert data["describe"][:-1] == expected["lines"]
+    assert data["describe"][-1] == f"exploitability of doubter: {exploitability(game, make_agent(game, 'doubter')).value:.9f}"
+    assert data["level"]["claims"] == expected["claims"] and data["objective"] == "best response"
+    refusals = [
+        (["--lives-pair", "3", "1"], "--lives-pair takes the best response's and the agent's lives, two numbers in 1..2"),
+        (["--export", "x.csv"], "--export writes the equilibrium's strategy; not with --exploitability"),
+        (["--games", "100"], "--games sets the simulated lower bound; --describe shows the exact best response"),
+    ]
+    for extra, message in refusals:
+        base = words[:8] + words[11:] if "--lives-pair" in extra else words  # without the good --lives-pair
+        assert main([*base, *extra]) == 2
+        assert message in capsys.readouterr().err

@@ -264,8 +264,8 @@ def test_bench_times_the_solve_only(capsys, tmp_path, cache):
         (["--describe", "54", "--lives-pair", "1"], "--lives-pair: expected 2 arguments"),
         (["--lives-pair", "1", "1"], "--lives-pair says which lives --describe shows"),
         (["--export", "out.txt"], "--export writes a .csv or a .json file"),
-        (["--export", "out.csv", "--exploitability", "bluffer"], "--export shows the equilibrium's strategy"),
-        (["--describe", "54", "--exploitability", "bluffer"], "--describe shows the equilibrium's strategy"),
+        (["--export", "out.csv", "--exploitability", "bluffer"], "--export writes the equilibrium's strategy"),
+        (["--describe", "99", "--exploitability", "bluffer"], "--describe takes the claim to beat, such as 54"),
         (["--describe", "54", "--lives", "0"], "lives"),
     ],
 )  # fmt: skip

@@ -69,7 +69,10 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
   prints the equilibrium at one level instead of the summary (``describe_level``): the claim to
   beat (``54``, or ``start`` for a round's first claim), with the roller's and the responder's
   lives ``--lives-pair R O`` (default: both at the game's ``--lives``); with ``--json`` its lines
-  are the object's ``describe``. ``--export PATH`` writes the whole equilibrium strategy as a
+  are the object's ``describe``. With ``--exploitability SPEC``, ``--describe BEAT`` shows instead
+  how the exact best response exploits that agent at the level (``describe_best_response``: its
+  claim with each of its dice, bluffs marked, and its answer to each claim the agent makes
+  there), ``--lives-pair`` then giving the best response's and the agent's lives. ``--export PATH`` writes the whole equilibrium strategy as a
   tidy table (``strategy_rows``: a CSV file when PATH ends in ``.csv``, a JSON array of row
   objects when it ends in ``.json``; zero-probability claim rows left out), atomically, creating
   missing directories; ``--json`` gives its path and row count as ``export``.
@@ -158,13 +161,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--describe", default=None, metavar="BEAT|SITUATION",
         help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first "
-        "claim). tenthousand: print every choice of one situation with its value (expected points, or with "
+        "claim); with --exploitability SPEC, how the exact best response exploits that agent there. tenthousand: print every choice of one situation with its value (expected points, or with "
         "--objective win the chance of winning), the best and the agent's marked: SITUATION such as "
         "own=9000,opp=9500,turn=350,roll=1552 (see below)",
     )  # fmt: skip
     parser.add_argument(
         "--lives-pair", type=int, nargs=2, default=None, metavar=("R", "O"),
-        help="meyer, with --describe: the roller's and the responder's lives (default: both at --lives)",
+        help="meyer, with --describe: the roller's and the responder's lives (with --exploitability: the best "
+        "response's and the agent's; default: both at --lives)",
     )  # fmt: skip
     parser.add_argument(
         "--export", default=None, metavar="PATH",
@@ -464,9 +468,17 @@ def _solve_meyer(options: dict, args, cache_dir, progress: bool) -> dict:
         )
         return {"game": "meyer", "objective": "head to head", "spec_a": spec_a, "spec_b": spec_b, **summary}
     if args.exploitability is not None:
-        for flag, value in (("--describe", args.describe), ("--export", args.export)):
-            if value is not None:
-                raise ValueError(f"{flag} shows the equilibrium's strategy; not with --exploitability")
+        if args.export is not None:
+            raise ValueError("--export writes the equilibrium's strategy; not with --exploitability")
+        if args.describe is not None:  # how the best response exploits the agent, at one level
+            for flag, value in (("--games", args.games), ("--seed", args.seed)):
+                if value is not None:
+                    raise ValueError(f"{flag} sets the simulated lower bound; --describe shows the exact best "
+                                     "response, which needs no games")  # fmt: skip
+            described = _optional("evaluate.exploitability", "cli_describe_best_response")(
+                options, args.exploitability, args.describe, args.lives_pair, cache_dir=cache_dir, progress=progress
+            )
+            return {"game": "meyer", "objective": "best response", "spec": args.exploitability, **described}
         simulated = {key: value for key, value in (("games", args.games), ("seed", args.seed)) if value is not None}
         summary = _optional("evaluate.exploitability", "cli_summary")(
             options, args.exploitability, cache_dir=cache_dir, progress=progress, **simulated
