@@ -20,9 +20,17 @@ def test_quick_start_has_the_main_job_then_the_tests():
     assert "make test" in ci
 
 
-def test_python_examples_run(capsys):
+def test_python_examples_run(capsys, tmp_path, monkeypatch):
+    from dice_envs.cli import main
+
+    monkeypatch.chdir(tmp_path)  # the store example reads results/tenthousand.sqlite: a small one here
+    assert main(["tournament", "tenthousand", "--agents", "heuristic", "greedy", "--games", "10", "--workers", "1",
+                 "--db", "results/tenthousand.sqlite"]) == 0  # fmt: skip
+    capsys.readouterr()
     blocks = code_blocks("python")
     assert len(blocks) >= 2
     for block in blocks:
         exec(compile(block, str(README), "exec"), {})
-    assert "final totals:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "final totals:" in out
+    assert re.search(r"^\d+ busts in [1-9]\d* rolls$", out, flags=re.M)
