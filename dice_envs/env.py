@@ -541,3 +541,12 @@ def wrap(raw: DiceGameEnv):
     env = TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
     env = AssertOutOfBoundsWrapper(env)
     return OrderEnforcingWrapper(env)
+
+
+def to_parallel(aec_env):
+    """The env under PettingZoo's parallel API: ``turn_based_aec_to_parallel`` of the wrapped AEC env
+    (each step takes an action for the one agent to act; the others' masks are all zeros). What
+    ``pettingzoo.make("parallel", "dice/meyer-v0")`` and each module's ``parallel_env`` return."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(aec_env)

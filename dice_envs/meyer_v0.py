@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Registry id | ``dice/meyer-v0`` — ``pettingzoo.make("aec", "dice/meyer-v0", num_players=4)`` |
-| Import | ``from dice_envs import meyer_v0`` (``meyer_v0.env()``, ``meyer_v0.raw_env()``) |
+| Import | ``from dice_envs import meyer_v0`` (``meyer_v0.env()``, ``meyer_v0.raw_env()``, ``meyer_v0.parallel_env()``: the parallel API, also ``pettingzoo.make("parallel", ...)``) |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8; a player who is out stays in ``env.agents``, not terminated, until the game ends (it never acts again) |
 | Actions | ``Discrete(24)``: 0 ``doubt``, 1 ``believe``, 2 ``reroll``, 3..23 ``claim 21`` .. ``claim 32`` (ME-10) |
 | Observation | ``Dict(observation=Box(float32, (7N+59+H(N+3),)), action_mask=Box(int8, (24,)))`` |
@@ -133,7 +133,7 @@ Version history:
 
 from __future__ import annotations
 
-from dice_envs.env import DiceGameEnv, env_metadata, wrap
+from dice_envs.env import DiceGameEnv, env_metadata, to_parallel, wrap
 from dice_envs.games import meyer
 
 
@@ -149,4 +149,10 @@ def env(**kwargs):
     return wrap(raw_env(**kwargs))
 
 
-__all__ = ["env", "raw_env"]
+def parallel_env(**kwargs):
+    """Meyer under PettingZoo's parallel API (``turn_based_aec_to_parallel`` of :func:`env`): one
+    agent acts per step, the others' masks are all zeros; keyword arguments as for :class:`raw_env`."""
+    return to_parallel(env(**kwargs))
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

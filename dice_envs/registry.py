@@ -54,13 +54,15 @@ REPLACED: dict[str, str] = {"tenthousand_v0": "tenthousand_v1"}
 
 
 def register_envs() -> None:
-    """Register every env in PettingZoo's AEC registry and every single-agent view in Gymnasium's
-    (done on ``import dice_envs``; registering again changes nothing)."""
+    """Register every env in PettingZoo's AEC and parallel registries and every single-agent view in
+    Gymnasium's (done on ``import dice_envs``; registering again changes nothing)."""
     import gymnasium  # already imported by pettingzoo
 
     for env_id, module in ENVS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
+        if env_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", env_id, entry_point=f"{module}:parallel_env")
     for view_id, game in GYM_ENVS.items():
         if view_id not in gymnasium.registry:
             gymnasium.register(id=view_id, entry_point=f"{__name__}:make_{game}_view")

@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Registry id | ``dice/syvere-v0`` — ``pettingzoo.make("aec", "dice/syvere-v0", num_players=4)`` |
-| Import | ``from dice_envs import syvere_v0`` (``syvere_v0.env()``, ``syvere_v0.raw_env()``) |
+| Import | ``from dice_envs import syvere_v0`` (``syvere_v0.env()``, ``syvere_v0.raw_env()``, ``syvere_v0.parallel_env()``: the parallel API, also ``pettingzoo.make("parallel", ...)``) |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8; a player who is out stays in ``env.agents``, not terminated, until the game ends (it never acts again) |
 | Actions | ``Discrete(2)``: 0 ``roll``, 1 ``stop`` (SY-12) |
 | Observation | ``Dict(observation=Box(float32, (3N+12,)), action_mask=Box(int8, (2,)))`` |
@@ -73,7 +73,7 @@ Version history:
 
 from __future__ import annotations
 
-from dice_envs.env import DiceGameEnv, env_metadata, wrap
+from dice_envs.env import DiceGameEnv, env_metadata, to_parallel, wrap
 from dice_envs.games import syvere
 
 
@@ -89,4 +89,10 @@ def env(**kwargs):
     return wrap(raw_env(**kwargs))
 
 
-__all__ = ["env", "raw_env"]
+def parallel_env(**kwargs):
+    """Syvere under PettingZoo's parallel API (``turn_based_aec_to_parallel`` of :func:`env`): one
+    agent acts per step, the others' masks are all zeros; keyword arguments as for :class:`raw_env`."""
+    return to_parallel(env(**kwargs))
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Registry id | ``dice/tenthousand-v1`` — ``pettingzoo.make("aec", "dice/tenthousand-v1", num_players=3, preset="no")`` |
-| Import | ``from dice_envs import tenthousand_v1`` (``tenthousand_v1.env()``, ``tenthousand_v1.raw_env()``) |
+| Import | ``from dice_envs import tenthousand_v1`` (``tenthousand_v1.env()``, ``tenthousand_v1.raw_env()``, ``tenthousand_v1.parallel_env()``: the parallel API, also ``pettingzoo.make("parallel", ...)``) |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = 2..8 |
 | Actions | ``Discrete(308)``: ``keep <faces> roll`` and ``keep <faces> bank`` for the 154 possible selections (TT-11), masked to the legal ones |
 | Observation | ``Dict(observation=Box(float32, (4N+11,)), action_mask=Box(int8, (308,)))`` |
@@ -154,7 +154,7 @@ Version history:
 
 from __future__ import annotations
 
-from dice_envs.env import DiceGameEnv, env_metadata, wrap
+from dice_envs.env import DiceGameEnv, env_metadata, to_parallel, wrap
 from dice_envs.games import tenthousand
 
 
@@ -170,4 +170,10 @@ def env(**kwargs):
     return wrap(raw_env(**kwargs))
 
 
-__all__ = ["env", "raw_env"]
+def parallel_env(**kwargs):
+    """Ten thousand under PettingZoo's parallel API (``turn_based_aec_to_parallel`` of :func:`env`): one
+    agent acts per step, the others' masks are all zeros; keyword arguments as for :class:`raw_env`."""
+    return to_parallel(env(**kwargs))
+
+
+__all__ = ["env", "parallel_env", "raw_env"]
