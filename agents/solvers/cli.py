@@ -327,7 +327,7 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
                                  "(own=, opened=)")  # fmt: skip
         situation = tts.parse_situation(args.describe, "--describe")
     if args.export is not None:
-        _optional("agents.solvers.tenthousand", "export_format")(args.export)
+        _optional("agents.solvers.export", "export_format")(args.export)
     if args.objective == "win":
         for flag, given in (("--opened", args.opened), ("--banked", args.banked != 0), ("--cap", args.cap is not None)):
             if given:
@@ -426,7 +426,7 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
         described = tts.describe_situation(game, situation, cap=cap, cache_dir=cache_dir, name="--describe")
         lines = _describe_result(result, described)
     if args.export is not None:
-        exported = tts.write_rows(args.export, tts.BANK_COLUMNS, tts.bank_rows(solution))
+        exported = _optional("agents.solvers.export", "write_rows")(args.export, tts.BANK_COLUMNS, tts.bank_rows(solution))
         result["export"] = exported
         lines.append(
             f"bank table: {exported['rows']} rows written to {exported['path']} ({exported['format']}; "
@@ -490,7 +490,7 @@ def _solve_meyer(options: dict, args, cache_dir, progress: bool) -> dict:
         parse_level = _optional("agents.solvers.meyer", "parse_level")
         level = parse_level(game, args.lives_pair, args.describe, flags=True)
     if args.export is not None:
-        _optional("agents.solvers.meyer", "export_format")(args.export)
+        _optional("agents.solvers.export", "export_format")(args.export)
     summary = _optional("agents.solvers.meyer", "cli_summary")(options, cache_dir=cache_dir, progress=progress)
     result = {"game": "meyer", "objective": "value", **summary}
     lines = list(summary.get("lines", []))

@@ -53,19 +53,17 @@ Example:
     0.233096
 """
 
-import csv
 import resource
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 from scipy.optimize import brentq, linprog
 
 from agents.base import Agent, sample_action
-from agents.solvers.cache import atomic_open, cache_path, load_or_build
-from dice_envs import strict_json
+from agents.solvers.cache import cache_path, load_or_build
+from agents.solvers.export import EXPORT_FORMATS, export_format, write_rows
 from dice_envs.games import meyer
 from dice_envs.progress import optional_progress_bar
 
@@ -1005,8 +1003,6 @@ def parse_level(game: meyer.Game, lives=None, beat: str | None = None,
 #: The columns of :func:`strategy_rows` (and of ``dice-envs solve meyer --export``), in order.
 STRATEGY_COLUMNS = ("roller_lives", "responder_lives", "claim_to_beat", "role", "blind", "dice", "action",
                     "probability", "off_path", "value", "indifferent", "level_visits")  # fmt: skip
-#: The file formats of :func:`export_strategy`, by the path's suffix.
-EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
 
 
 def strategy_rows(options: dict | None = None, cache_dir=None, progress: bool = False) -> Iterator[dict]:
@@ -1156,22 +1152,6 @@ def _row(level: dict, role: str, blind: bool, dice, action: str, probability, of
     return {column: row[column] for column in STRATEGY_COLUMNS}  # in the columns' order
 
 
-def export_format(path) -> str:
-    """The format of an export to ``path``, by its suffix: ``"csv"`` or ``"json"``.
-
-    Raises:
-        ValueError: another suffix, or a path that is a directory.
-    """
-    path = Path(path)
-    fmt = EXPORT_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise ValueError(f"--export writes a .csv or a .json file (the format follows the suffix), "
-                         f"got {str(path)!r}")  # fmt: skip
-    if path.is_dir():
-        raise ValueError(f"--export needs a file name, {str(path)!r} is a directory")
-    return fmt
-
-
 def export_strategy(path, options: dict | None = None, cache_dir=None, progress: bool = False) -> dict:
     """Write :func:`strategy_rows` to ``path``, atomically (a temporary file beside it, then
     ``os.replace``), creating missing parent directories.
@@ -1187,26 +1167,8 @@ def export_strategy(path, options: dict | None = None, cache_dir=None, progress:
         ``{"path": the file (absolute), "format": "csv" or "json", "rows": how many rows,
         "columns": the column names}``.
     """
-    fmt = export_format(path)
-    path = Path(path).absolute()
-    rows = strategy_rows(options, cache_dir=cache_dir, progress=progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with atomic_open(path, "w", shared=True, newline="", encoding="utf-8") as f:
-        if fmt == "csv":
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(STRATEGY_COLUMNS)
-            for row in rows:
-                cells = (row[c] for c in STRATEGY_COLUMNS)
-                writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
-                count += 1
-        else:
-            f.write("[")
-            for row in rows:
-                f.write(("\n" if count == 0 else ",\n") + strict_json.dumps(row))
-                count += 1
-            f.write("\n]\n")
-    return {"path": str(path), "format": fmt, "rows": count, "columns": list(STRATEGY_COLUMNS)}
+    export_format(path)  # before the tables are loaded or solved
+    return write_rows(path, STRATEGY_COLUMNS, strategy_rows(options, cache_dir=cache_dir, progress=progress))
 
 
 def _max_rss_mib() -> float:

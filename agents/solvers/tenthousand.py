@@ -47,11 +47,9 @@ Example:
     590.6608
 """
 
-import csv
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -585,63 +583,7 @@ def ranges_text(ranges: list[tuple[int, int | None]]) -> str:
     return " ".join(f"{a}+" if b is None else f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
 
 
-# -- tables written to a file (``--export``) -------------------------------------------------------
-#: The file formats of an export, by the path's suffix.
-EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
-
-
-def export_format(path) -> str:
-    """The format of an export to ``path``, by its suffix: ``"csv"`` or ``"json"``.
-
-    Raises:
-        ValueError: another suffix, or a path that is a directory.
-    """
-    path = Path(path)
-    fmt = EXPORT_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise ValueError(
-            f"--export writes a .csv or a .json file (the format follows the suffix), got {str(path)!r}"
-        )
-    if path.is_dir():
-        raise ValueError(f"--export needs a file name, {str(path)!r} is a directory")
-    return fmt
-
-
-def write_rows(path, columns: tuple[str, ...], rows: Iterable[dict]) -> dict:
-    """Write rows (dicts with keys ``columns``) to ``path`` as CSV or JSON (by the suffix),
-    atomically (a temporary file beside it, then ``os.replace``), creating missing directories.
-
-    CSV: a header line, then one line per row; ``None`` is an empty cell, booleans ``true`` /
-    ``false``. JSON: one array of row objects, one row per line (strict JSON, ``null`` for ``None``).
-    The conventions of ``dice-envs solve meyer --export``.
-
-    Returns:
-        ``{"path": the file (absolute), "format", "rows": how many, "columns"}``.
-    """
-    from agents.solvers.cache import atomic_open
-    from dice_envs import strict_json
-
-    fmt = export_format(path)
-    path = Path(path).absolute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with atomic_open(path, "w", shared=True, newline="", encoding="utf-8") as f:
-        if fmt == "csv":
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(columns)
-            for row in rows:
-                cells = (row[c] for c in columns)
-                writer.writerow(("true" if v else "false") if isinstance(v, bool) else v for v in cells)
-                count += 1
-        else:
-            f.write("[")
-            for row in rows:
-                f.write(("\n" if count == 0 else ",\n") + strict_json.dumps({c: row[c] for c in columns}))
-                count += 1
-            f.write("\n]\n")
-    return {"path": str(path), "format": fmt, "rows": count, "columns": list(columns)}
-
-
+# -- tables written to a file (``--export``): agents.solvers.export ---------------------------------
 #: The columns of :func:`bank_rows` (``dice-envs solve tenthousand --export``, one turn).
 BANK_COLUMNS = ("opened", "banked", "dice", "bank_from", "bank")
 

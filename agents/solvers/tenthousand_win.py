@@ -1134,14 +1134,14 @@ def bank_map_rows(solution: Solution, progress: bool = False) -> Iterator[dict]:
 
 
 def export_bank_map(path, options: dict, cache_dir=None, progress: bool = False, floor: int = FLOOR) -> dict:
-    """Write :func:`bank_map_rows` to ``path`` (``.csv`` or ``.json``, as
-    :func:`agents.solvers.tenthousand.write_rows`), solving the game first if it is not cached.
+    """Write :func:`bank_map_rows` to ``path`` (``.csv`` or ``.json``: :func:`agents.solvers.export.write_rows`),
+    solving the game first if it is not cached.
 
     Returns:
         ``{"path", "format", "rows", "columns"}``.
     """
-    from agents.solvers import tenthousand as tts
+    from agents.solvers.export import export_format, write_rows
 
-    tts.export_format(path)  # before a solve starts
+    export_format(path)  # before a solve starts
     solution = solve(options, cache_dir=cache_dir, progress=progress, floor=floor)
-    return tts.write_rows(path, BANK_MAP_COLUMNS, bank_map_rows(solution, progress))
+    return write_rows(path, BANK_MAP_COLUMNS, bank_map_rows(solution, progress))
