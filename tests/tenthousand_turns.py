@@ -2,9 +2,21 @@
 
 The two solver test modules (without and with a bust penalty) check start values against this
 recursion; what differs between them is only what follows the turn (``after``), which they pass in.
+:func:`solved` keeps the solutions those modules and the ``--describe`` tests solve.
 """
 
+from agents.solvers import tenthousand_win as tw
 from dice_envs.games import tenthousand as tt
+
+_SOLVED: dict = {}
+
+
+def solved(options: dict, cache_dir: str, floor: int = tw.FLOOR):
+    """The win solver's solution of these options, solved once per test session."""
+    key = (tuple(sorted(options.items())), floor)
+    if key not in _SOLVED:
+        _SOLVED[key] = tw.solve(options, cache_dir=cache_dir, progress=False, floor=floor)
+    return _SOLVED[key]
 
 
 def share(game, state, seat):

@@ -20,7 +20,7 @@ from agents.solvers import cli
 from agents.solvers import tenthousand as tts
 from agents.solvers import tenthousand_win as tw
 from dice_envs.games import tenthousand as tt
-from tenthousand_turns import best_turn, share
+from tenthousand_turns import best_turn, share, solved
 
 FLOOR = -500  # the penalty tests' floor: a solve at target 1000 in seconds
 
@@ -30,14 +30,6 @@ def cache_dir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("describe-cache"))
 
 
-_SOLVED: dict = {}
-
-
-def solved(options: dict, cache_dir: str, floor: int = tw.FLOOR) -> tw.Solution:
-    key = (tuple(sorted(options.items())), floor)
-    if key not in _SOLVED:
-        _SOLVED[key] = tw.solve(options, cache_dir=cache_dir, progress=False, floor=floor)
-    return _SOLVED[key]
 
 
 def run(capsys, *words):

@@ -19,7 +19,7 @@ from agents.solvers import _tenthousand_kernel as kernel
 from agents.solvers import _tenthousand_penalty_kernel as penalty_kernel
 from agents.solvers import tenthousand_win as tw
 from dice_envs.games import tenthousand as tt
-from tenthousand_turns import best_turn, share
+from tenthousand_turns import best_turn, share, solved
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +27,6 @@ def cache_dir(tmp_path_factory):
     return str(tmp_path_factory.mktemp("farkle-win-cache"))
 
 
-_SOLVED: dict = {}
-
-
-def solved(options: dict, cache_dir: str, floor: int = tw.FLOOR) -> tw.PenaltySolution:
-    key = (tuple(sorted(options.items())), floor)
-    if key not in _SOLVED:
-        _SOLVED[key] = tw.solve(options, cache_dir=cache_dir, progress=False, floor=floor)
-    return _SOLVED[key]
 
 
 FARKLE_1000 = {"preset": "farkle", "target": 1000}
