@@ -74,21 +74,19 @@ def _benchmark_spec(game, options, spec, opponents, deals, seed, progress) -> li
 
 def _play_each(game, options, agent, label, opponents, deals, seed, progress, extra) -> list[dict]:
     """``agent`` against each opponent (the recipe's baselines if none): a line each, and the results."""
-    if progress:
-        try:
-            import tqdm  # noqa: F401
+    from dice_envs.progress import optional_progress_bar
 
-            from dice_envs.progress import progress_bar
-        except ModuleNotFoundError:  # evaluating a built-in agent needs no extra: then no bar
-            progress = False
     results = []
     for opponent in list(opponents or RECIPES[game]["baselines"]):
         start = time.perf_counter()
-        if progress:
-            with progress_bar(total=deals * agent.game.num_players, desc=f"vs {opponent}", unit="game") as bar:
-                res = play_against(agent.act, game, options, opponent, deals, seed, progress=bar.update)
-        else:
-            res = play_against(agent.act, game, options, opponent, deals, seed)
+        # no bar without tqdm: evaluating a built-in agent needs no extra
+        bar = optional_progress_bar(progress, total=deals * agent.game.num_players, desc=f"vs {opponent}", unit="game")
+        try:
+            res = play_against(agent.act, game, options, opponent, deals, seed,
+                               progress=None if bar is None else bar.update)  # fmt: skip
+        finally:
+            if bar is not None:
+                bar.close()
         seconds = time.perf_counter() - start
         rate, low, high = res.interval()
         print(f"{label} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "
