@@ -82,8 +82,9 @@ class Agent:
     same distribution (deterministic agents: see :class:`DeterministicAgent`).
 
     Before each game a runner calls :meth:`reset`, then :meth:`set_seat` with the agent's seat in
-    that game (tournaments and ``match`` through ``evaluate.tournament.play_game``, on Ray too,
-    and ``dice-envs play`` for the agents at the other seats). The seat is what the observation
+    that game (tournaments, on Ray too, and ``match`` through ``evaluate.tournament.play_game``;
+    the Gymnasium view for its opponents, a training run's teacher, and ``dice-envs play`` for the
+    agents at the other seats). The seat is what the observation
     may not show (in 10 000 under ``finish_round``, whether the agent started the round); the
     default ignores it, and an agent that uses it holds it for that game only, until the next
     :meth:`reset`. A runner of agents without these methods (any object with ``act``) calls them

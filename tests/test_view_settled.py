@@ -86,3 +86,43 @@ def _random_act(rng):
         return int(rng.choice(np.flatnonzero(mask)))
 
     return act
+
+
+class _Doubter:
+    """Doubts whenever it may, else makes the lowest legal claim; records the seats it is told."""
+
+    def __init__(self):
+        self.seats = []
+
+    def reset(self, seed=None):
+        self.told = None
+
+    def set_seat(self, seat):
+        self.told = seat
+        self.seats.append(seat)
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return 0 if action_mask[0] else int(legal.max())
+
+
+def test_a_seat_the_opponents_never_let_decide_is_refused_not_looped_on():
+    # Three players, one life, first_out: the opponents in seats 0 and 1 doubt at once, so the game
+    # is over before seat 2 ever decides (an outside review's hang of the teacher).
+    from train.view import MAX_FORMAL_EPISODES
+
+    view = SingleAgentView("meyer", opponents=[_Doubter()], learner_seat=2, num_players=3, lives=1, end="first_out")
+    with pytest.raises(RuntimeError, match=f"{MAX_FORMAL_EPISODES} games in a row were over before the learner's "
+                                           "first turn \\(learner in seat 2"):  # fmt: skip
+        for _ in range(MAX_FORMAL_EPISODES + 1):
+            _, info = view.reset()
+            assert not info["decision"]
+            view.step(0)
+
+
+def test_the_views_opponents_are_told_their_seats():
+    agent = _Doubter()
+    view = SingleAgentView("meyer", opponents=[agent], learner_seat=0, num_players=3, lives=2)
+    view.reset(seed=1)
+    # one agent object plays both other seats here: it is told each in turn, the last one kept
+    assert agent.seats == [1, 2]

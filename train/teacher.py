@@ -48,11 +48,16 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
     episodes = 0
     obs, info = view.reset(seed=seed)
     teacher.reset(seed=sub_seed(seed, 0))
+    if hasattr(teacher, "set_seat"):
+        teacher.set_seat(view.seat)
     rewards: list[float] = []
     while len(return_list) < n_states:  # whole games only
         if not info["decision"]:  # a game over before the learner's turn: nothing to imitate
             view.step(0)
             obs, info = view.reset()
+            teacher.reset(seed=sub_seed(seed, episodes))
+            if hasattr(teacher, "set_seat"):
+                teacher.set_seat(view.seat)
             continue
         mask = view.action_masks()
         probs = np.asarray(teacher.action_probabilities(obs, mask.astype(np.int8)))
@@ -71,6 +76,8 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
             episodes += 1
             obs, info = view.reset()  # the view's generator goes on from the first seed
             teacher.reset(seed=sub_seed(seed, episodes))
+            if hasattr(teacher, "set_seat"):
+                teacher.set_seat(view.seat)
     return {
         "obs": np.asarray(obs_list, dtype=np.float32),
         "masks": np.asarray(mask_list, dtype=bool),

@@ -35,8 +35,8 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   pending; any action would be answered by the end-of-episode rule of Gymnasium).
 * **Every game is an episode, so returns are not biased.** A game can be settled before the
   learner's first decision: Meyer with ``end="first_out"`` and three or more players ends at the
-  first doubt, which may not involve the learner (about half the games with four players and one
-  life); 10 000 with a small target or ``end="immediate"`` can end before the learner's first turn.
+  first doubt, which may not involve the learner (with four players and one life about a third
+  of the games in a random seat, half in seat 2, three quarters in seat 3); 10 000 with a small target or ``end="immediate"`` can end before the learner's first turn.
   Such a game is still one episode, of one step with nothing to decide: :meth:`reset` returns the
   learner's observation of the settled game with ``info["decision"] = False`` and a mask that
   allows only action 0, and the step that follows (any action in the space; it is ignored) pays
@@ -45,7 +45,9 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   getting a turn (an outside review measured a mean return of -0.14 for random play against random
   play, whose true value is 0). The action is a formality: with a one-action mask a masked policy
   has nothing to learn from it. ``info["decision"]`` says whether the learner decides at the
-  observation returned (``False`` there, and at the end of every episode).
+  observation returned (``False`` there, and at the end of every episode). :data:`MAX_FORMAL_EPISODES`
+  such episodes in a row (a seat the opponents never let decide) raise a ``RuntimeError`` from
+  :meth:`reset` rather than train or evaluate on nothing.
 * **Potential-based shaping (optional, off by default).** With ``shaping=c > 0`` each step adds
   ``Phi(s') - Phi(s)`` where ``Phi`` is ``c`` times the learner's standing against the mean of the
   other seats (:func:`standing`) less its value at the learner's first decision (so ``Phi = 0``
@@ -89,6 +91,9 @@ GAMES = ("syvere", "tenthousand", "meyer")
 #: The most decisions the other seats may take within one step before the episode is truncated
 #: (see :class:`SingleAgentView`'s ``max_cycles``).
 MAX_OPPONENT_DECISIONS = 100_000
+#: ``reset`` refuses to go on when this many games in a row were over before the learner's first
+#: decision: a seat and opponents that never let the learner decide (a run would train on nothing).
+MAX_FORMAL_EPISODES = 1000
 VIEW_ARGUMENTS = ("opponents", "weights", "learner_seat", "shaping", "max_cycles", "render_mode")
 
 
@@ -245,6 +250,7 @@ class SingleAgentView(gymnasium.Env):
         self._settled: tuple[float, bool] | None = None  # (return, truncated) of a game over before the learner's turn
         self._formal_mask = np.zeros(self.engine.num_actions, dtype=bool)
         self._formal_mask[0] = True
+        self._formal_in_a_row = 0  # episodes in a row with nothing to decide (MAX_FORMAL_EPISODES)
 
     # -- the opponent pool --------------------------------------------------------------------
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
@@ -329,6 +335,8 @@ class SingleAgentView(gymnasium.Env):
             agent = self._agent(index, s)
             if hasattr(agent, "reset"):
                 agent.reset(seed=int(self._rng.integers(2**31)))
+            if hasattr(agent, "set_seat"):  # the optional seat hook (agents.base.Agent.set_seat)
+                agent.set_seat(s)
             self.seat_specs[s] = index
             self.seat_agents[s] = agent
         self.state = self.engine.initial_state()
@@ -337,11 +345,18 @@ class SingleAgentView(gymnasium.Env):
         self._done = False
         # A game settled before the learner's first decision is an episode of one formal step.
         self._settled = self._advance()
+        others = ", ".join(str(self.opponents[i]) for i in self.seat_specs if i is not None)
         if self._truncated_by == "opponents":
             raise RuntimeError(
-                f"the other seats ({', '.join(str(self.opponents[i]) for i in self.seat_specs if i is not None)}) "
-                f"took {MAX_OPPONENT_DECISIONS} decisions before the learner's first turn: they may never end "
-                "the game"
+                f"the other seats ({others}) took {MAX_OPPONENT_DECISIONS} decisions before the learner's first "
+                "turn: they may never end the game"
+            )
+        self._formal_in_a_row = self._formal_in_a_row + 1 if self._settled is not None else 0
+        if self._formal_in_a_row >= MAX_FORMAL_EPISODES:
+            raise RuntimeError(
+                f"{MAX_FORMAL_EPISODES} games in a row were over before the learner's first turn (learner in seat "
+                f"{self.seat}, other seats {others}): the learner never gets to decide here; give it another seat "
+                "(learner_seat) or other opponents"
             )
         # Phi is measured from the standing at the learner's first decision, so it starts at 0 and
         # the shaping of an episode adds up to exactly 0 (a constant shift of Phi changes nothing).
