@@ -46,8 +46,11 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
       busts=N, opp_busts=N busts in a row (--objective win with a bust penalty; default 0)
 
   For ``--objective turn`` the summary is then for the situation's player (``own``, ``opened``;
-  not with ``--opened`` / ``--banked``). A key the objective does not use, or a situation no game
-  reaches, is refused with the reason. With ``--json`` the lines are the object's ``describe``
+  not with ``--opened`` / ``--banked``). A key the objective does not use, or a situation the
+  rules rule out on their face (a total at or past the target, a roll that busts, a first roll
+  of fewer than six dice, a list that contradicts the total ...), is refused with the reason; the
+  check is not a full reachability test (a ``dk`` total of 500, below the opening, is valued as
+  given). With ``--json`` the lines are the object's ``describe``
   and the data its ``situation`` (``choices``: ``action``, ``keep``, ``then``, ``points``,
   ``turn_total``, ``dice_to_roll``, ``adds``, ``value``, ``best``, ``agent``).
 

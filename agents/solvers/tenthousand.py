@@ -735,8 +735,12 @@ def check_situation(game: tt.Game, situation: Situation, objective: str = "turn"
         name: how messages name the situation (the command line: ``--describe``).
 
     Raises:
-        ValueError: a situation no game of these rules reaches, or a key that the objective does not
-            use (so that nobody believes it changed the answer); the message says why.
+        ValueError: a situation these rules rule out on their face (a total at or past the target,
+            a negative total without a penalty, a roll that busts, a first roll of fewer than six
+            dice, a list or a role that contradicts the totals ...), or a key that the objective
+            does not use (so that nobody believes it changed the answer); the message says why.
+            It is not a full reachability test: a state no game reaches but the rules do not
+            rule out outright (a ``dk`` total below the opening) is valued as given.
     """
     s = situation
     target, penalty = game.target, game.bust_penalty > 0
