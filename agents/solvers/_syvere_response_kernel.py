@@ -197,76 +197,202 @@ def turn_ends(t, A, D, E, M, mode, right, s, j, L, starter, G, R, R3, D3, R2, D2
     t[0] = old
 
 
+@njit(cache=True)
+def turn_values_by_limit(U, Q, M, out, offs, ok2, os2, op):
+    """``out[L] = turn_value(U, Q, L, False, True, ...)`` for every limit ``L`` in 1..``M``: the best turn of
+    a player who did not start the round, for the values ``U[0, x]`` of its turn ends, under each limit.
+
+    With the ends' values the same under every limit, the value of rolling ``k`` dice with ``r`` rolls
+    left does not depend on the limit, so the chain is summed once (``Q[k, r]``, which
+    :func:`turn_value` keeps at ``Q[k, L - r]``) with the same terms in the same order: the values are
+    :func:`turn_value`'s to the bit.
+    """
+    for r in range(1, M):
+        for k in range(1, 7):
+            q = 0.0
+            for i in range(offs[k], offs[k + 1]):
+                k2 = ok2[i]
+                u = U[0, os2[i]]
+                if k2 == 0 or r == 1:
+                    q += op[i] * u
+                else:
+                    q += op[i] * max(u, Q[k2, r - 1])
+            Q[k, r] = q
+    for L in range(1, M + 1):
+        total = 0.0
+        for i in range(offs[6], offs[7]):
+            k2 = ok2[i]
+            u = U[0, os2[i]]
+            if k2 == 0 or L <= 1:
+                total += op[i] * u
+            else:
+                total += op[i] * max(u, Q[k2, L - 1])
+        out[L] = total
+
+
+@njit(cache=True)
+def _solve_state(idx, t, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, passes,
+                 offs, ok2, os2, op, U, Q, NX, RE, out, stride, play, key, seen):  # fmt: skip
+    """Every stage of every starter at the totals ``idx`` (decoded in ``t``), ``passes`` times: the work
+    of :func:`do_level` for one state (the arguments after ``op`` are scratch space).
+
+    A state of a level reads no other state of its level, only its own values (a turn that scores 0,
+    a round where everyone scores 0) and those of the levels above, which are done. So the values a
+    turn can end on above this level are read once (``NX[s, j, L, x]``: the next stage of the round
+    started by ``s`` after stage ``j``'s turn scored ``x`` under limit ``L``, or after the starter's
+    ``L`` rolls; ``RE[s, x]``: the round's end after its last turn, the same under every limit), and
+    only the score-0 entry, this state's own value, is read again each time it is used. A stage whose
+    score-0 entries are what they were when it was last computed has the same value and is not
+    computed again. Each stage sums the same terms in the same order as when every term is read from
+    ``G``, ``R`` and :func:`round_end` at the time of use, so the values are the same to the bit.
+    """
+    mul = 1
+    for q in range(A):
+        stride[q] = mul
+        mul *= D
+    for s in range(A):  # the stages whose players, from this one to the round's last, are all still in
+        for j in range(A):
+            ok = True
+            for jj in range(j, A):
+                if t[(s + jj) % A] >= E:
+                    ok = False
+            play[s, j] = ok
+    for s in range(A):
+        for j in range(A):
+            if not play[s, j]:
+                continue
+            q = (s + j) % A
+            old = t[q]
+            if j + 1 < A:
+                for L in range(1, M + 1):
+                    row = (s * (A - 1) + j) * M + (L - 1)
+                    for x in range(1, 37):
+                        NX[s, j, L, x] = G[row, idx + (reach(old, x, E, mode) - old) * stride[q]]
+            else:
+                for x in range(1, 37):
+                    t[q] = reach(old, x, E, mode)
+                    RE[s, x] = round_end(t, A, D, E, mode, right, s, R, R3, D3, R2, D2, allout)
+                t[q] = old
+    seen[:] = False
+    for _ in range(passes):
+        # The round-start values of the level are first guessed from the neighbour one point up.
+        up = 1
+        for i in range(A):
+            if t[i] + 2 <= E:
+                for s in range(A):
+                    if R[s, idx] == 0.0:
+                        R[s, idx] = R[s, idx + up]
+                break
+            up *= D
+        for si in range(A + 1):
+            s = si % A
+            for j in range(A - 1, -1, -1):
+                if not play[s, j]:
+                    continue
+                q = (s + j) % A
+                last = j + 1 == A
+                # the score-0 entries: this state's own next stage or round end, as they are now
+                if last:
+                    RE[s, 0] = round_end(t, A, D, E, mode, right, s, R, R3, D3, R2, D2, allout)
+                else:
+                    for L in range(1, M + 1):
+                        NX[s, j, L, 0] = G[(s * (A - 1) + j) * M + (L - 1), idx]
+                shared = q == 0 and last and maximise  # the learner's last turn: one chain for every limit
+                for L in range(1, M + 1):
+                    if j == 0 and L > 1:
+                        continue
+                    # a stage is a function of its score-0 entries alone (the rest is fixed)
+                    same = seen[s, j, L]
+                    if j == 0:
+                        for made in range(1, M + 1):
+                            if key[s, 0, 1, made] != NX[s, 0, made, 0]:
+                                same = False
+                            key[s, 0, 1, made] = NX[s, 0, made, 0]
+                    else:
+                        z = RE[s, 0] if last else NX[s, j, L, 0]
+                        if key[s, j, L, 0] != z:
+                            same = False
+                        key[s, j, L, 0] = z
+                    seen[s, j, L] = True
+                    if same:
+                        continue
+                    v = 0.0
+                    if q != 0:  # an opponent's turn: its own score distribution
+                        if j == 0:
+                            for made in range(1, M + 1):
+                                for x in range(37):
+                                    p = PS[made, x]
+                                    if p > 0.0:
+                                        v += p * NX[s, 0, made, x]
+                        elif last:
+                            for x in range(37):
+                                p = PL[L, x]
+                                if p > 0.0:
+                                    v += p * RE[s, x]
+                        else:
+                            for x in range(37):
+                                p = PL[L, x]
+                                if p > 0.0:
+                                    v += p * NX[s, j, L, x]
+                    elif shared:
+                        if L == 1:  # its key is every limit's: all are computed here
+                            for x in range(37):
+                                U[0, x] = RE[s, x]
+                            turn_values_by_limit(U, Q, M, out, offs, ok2, os2, op)
+                        v = out[L]
+                    else:  # the learner's turn: the values of its turn ends, as turn_ends gives them
+                        if j == 0:
+                            for made in range(1, M + 1):
+                                for x in range(37):
+                                    U[made, x] = NX[s, 0, made, x]
+                        elif last:
+                            for x in range(37):
+                                U[0, x] = RE[s, x]
+                        else:
+                            for x in range(37):
+                                U[0, x] = NX[s, j, L, x]
+                        v = turn_value(U, Q, M if j == 0 else L, j == 0, maximise, pol, offs, ok2, os2, op)
+                    if j == 0:
+                        R[s, idx] = v
+                    else:
+                        G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v
+
+
 @njit(parallel=True, cache=True)
-def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, offs, ok2, os2, op):
+def do_level(states, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, passes,
+             offs, ok2, os2, op):  # fmt: skip
     """Fill every stage of every starter for the states of one level (one sum of the totals, a player
-    who went out this round counted at ``E``).
+    who went out this round counted at ``E``), ``passes`` times.
 
     A turn never lowers that sum, so a stage reads only its own level and the levels above it: the
     next stage of the same totals (a turn that scores 0) and higher totals. At its own level the
     round that every player ends with 0 points reads the next starter's round-start value, and
     a starter's last stage reads the next starter's round start, which with ``next_starter="right"``
     is not yet done only for starter 0 (with ``"left"``, for starters 0..A-2); the level's values are
-    first guessed from the neighbour one point up, and starter 0 is done again at the end, which
-    leaves an error of the order of the chance that a whole round scores nothing times that guess.
+    first guessed from the neighbour one point up, and starter 0 is done again at the end; each pass
+    repeats all this, which leaves an error of the order of the chance that a whole round scores
+    nothing, to the power of ``passes``, times that guess.
+
+    Those reads stay within one state's own totals, so the states of a level are solved apart, each
+    from its first pass to its last (:func:`_solve_state`), in parallel. The arrays may be of either
+    memory order; the solver keeps ``G`` and ``R`` with each state's values together (their
+    transposes are C-ordered), which is where one state reads and writes.
     """
     n = states.shape[0]
-    for ii in prange(n):
-        idx = states[ii]
+    chunks = min(n, 256)
+    for ch in prange(chunks):
         t = np.zeros(4, np.int64)
-        decode(idx, A, D, t)
-        stride = 1
-        for i in range(A):
-            if t[i] + 2 <= E:
-                for s in range(A):
-                    if R[s, idx] == 0.0:
-                        R[s, idx] = R[s, idx + stride]
-                break
-            stride *= D
-    chunks = 64
-    for si in range(A + 1):
-        s = si % A
-        for j in range(A - 1, -1, -1):
-            q = (s + j) % A
-            for L in range(1, M + 1):
-                if j == 0 and L > 1:
-                    continue
-                for ch in prange(chunks):
-                    t = np.zeros(4, np.int64)
-                    U = np.zeros((M + 1, 37))
-                    Q = np.zeros((7, M + 1))
-                    for ii in range(ch * n // chunks, (ch + 1) * n // chunks):
-                        idx = states[ii]
-                        decode(idx, A, D, t)
-                        playing = True  # everyone yet to play in the round must still be in
-                        for jj in range(j, A):
-                            if t[(s + jj) % A] >= E:
-                                playing = False
-                        if not playing:
-                            continue
-                        old = t[q]
-                        v = 0.0
-                        if q != 0:  # an opponent's turn: its own score distribution
-                            if j == 0:
-                                for made in range(1, M + 1):
-                                    for x in range(37):
-                                        p = PS[made, x]
-                                        if p > 0.0:
-                                            t[q] = reach(old, x, E, mode)
-                                            v += p * _next(t, A, D, E, M, mode, right, s, 0, made, G, R, R3, D3, R2, D2, allout)
-                                t[q] = old
-                            else:
-                                for x in range(37):
-                                    p = PL[L, x]
-                                    if p > 0.0:
-                                        t[q] = reach(old, x, E, mode)
-                                        v += p * _next(t, A, D, E, M, mode, right, s, j, L, G, R, R3, D3, R2, D2, allout)
-                                t[q] = old
-                        else:  # the learner's turn
-                            first = j == 0
-                            turn_ends(t, A, D, E, M, mode, right, s, j, L, first, G, R, R3, D3, R2, D2, allout, U)
-                            v = turn_value(U, Q, M if first else L, first, maximise, pol, offs, ok2, os2, op)
-                        if j == 0:
-                            R[s, idx] = v
-                        else:
-                            G[(s * (A - 1) + (j - 1)) * M + (L - 1), idx] = v
+        U = np.zeros((M + 1, 37))
+        Q = np.zeros((7, M + 1))
+        NX = np.zeros((A, A, M + 1, 37))
+        RE = np.zeros((A, 37))
+        out = np.zeros(M + 1)
+        stride = np.zeros(4, np.int64)
+        play = np.zeros((A, A), np.bool_)
+        key = np.zeros((A, A, M + 1, M + 1))
+        seen = np.zeros((A, A, M + 1), np.bool_)
+        for ii in range(ch * n // chunks, (ch + 1) * n // chunks):
+            idx = states[ii]
+            decode(idx, A, D, t)
+            _solve_state(idx, t, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, PL, PS, maximise, pol, passes,
+                         offs, ok2, os2, op, U, Q, NX, RE, out, stride, play, key, seen)  # fmt: skip

@@ -1,7 +1,8 @@
 """Syvere: an agent that plays the best response once three or fewer players are left.
 
 The best response to standings-blind opponents (:mod:`agents.solvers.syvere_response`) needs 6.3 GB
-and over an hour with four players, but its 2- and 3-player phases take a few minutes and about
+with four players, but its 2- and 3-player phases take seconds (about 5 s on 2 free cores at the default
+options, 8 s with ``max_rolls`` 5; :func:`~agents.solvers.syvere_response.endgame_tables`) and about
 180 MB, and they do not depend on how many players the game began with. This agent plays them:
 
 * while four or more players are still in, it plays ``before`` (by default the one-turn solver
@@ -85,10 +86,13 @@ class EndgameAgent(Agent):
         if not game.has_decisions():
             return  # max_rolls=1: it is never asked to act, so nothing is solved
         key = (game.elimination, game.max_rolls, opponent, float(self.ties))
-        if key not in _TABLES:  # endgame_tables refuses max_rolls above 6 and opponents that read the totals
-            # A build is announced in one line, without bars (a caller's progress or --quiet keeps stderr).
+        if key not in _TABLES:
+            # endgame_tables refuses max_rolls above 6 and opponents that draw at random or read the totals
+            # before it announces anything; a build is announced in one line with its estimated time, and
+            # shows a progress bar per phase (on a terminal it is redrawn and then removed; in a log, a
+            # line at most every 30 s), before any game of the caller is played.
             _TABLES[key] = sr.endgame_tables(game.elimination, game.max_rolls, "right", opponent,
-                                             float(self.ties), progress=True, bar=False)  # fmt: skip
+                                             float(self.ties), progress=True)  # fmt: skip
         t = _TABLES[key]
         E = game.elimination
         for A in (2, 3):

@@ -32,7 +32,10 @@ as the pair of bounds from two solves; with 2 players both solves give the exact
 
 Cost: 4 players at elimination 77 is 78^4 = 37M totals per array and 40 arrays, about 6.3 GB of
 float32 (6.30 GB resident, measured), and 63-70 minutes on 2 cores (3963 s for the 4-player phase,
-partly shared); 2 and 3 players take seconds to a few minutes.
+partly shared), measured before the kernel solved each state's passes together, which made the same
+tables 7 times faster to build with 4 players at elimination 40 (198 s to 29 s, same window). 2 and 3
+players take seconds: the 3-player best response about 5 s on 2 free cores (a 2-core machine shared with
+other jobs: 5-20 s), the 2-player one about 1 s.
 
 Result (elimination 77, three ``heuristic`` opponents, seats rotated): the best response wins at least
 0.300614 (``--ties 0``; by first starter 0.3200, 0.3066, 0.2940, 0.2819) and at most 0.304905 (``--ties 1``;
@@ -248,7 +251,12 @@ class Response:
 def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS, maximise: bool,
            pol, tables, progress, passes: int) -> tuple[np.ndarray, int, int, np.ndarray]:  # fmt: skip
     """Solve one phase; returns its round-start values ``R``, its axis length, the bytes of its arrays and
-    its stage values ``G``."""
+    its stage values ``G``.
+
+    ``R`` and ``G`` are transposes of C-ordered arrays (``R.T[idx]`` holds the values of the totals
+    ``idx``), the order in which the kernel reads and writes them; ``np.ascontiguousarray`` gives
+    the C-ordered tables. ``progress``: a maker of a progress bar, ``progress(total, desc)``, or ``None``.
+    """
     from agents.solvers import _syvere_response_kernel as kern
 
     mode, D = _axis(A, E)
@@ -280,18 +288,19 @@ def _phase(A: int, E: int, M: int, right: bool, lower: dict, ties: float, PL, PS
     order = states[by_level]
     cuts = np.flatnonzero(np.diff(level[by_level])) + 1
     del level, states, by_level
-    G = np.zeros((A * (A - 1) * M, size), np.float32)
-    R = np.zeros((A, size), np.float32)
-    R3, D3 = lower.get(3, (np.zeros((1, 1), np.float32), 1))
-    R2, D2 = lower.get(2, (np.zeros((1, 1), np.float32), 1))
-    blocks = np.split(order, cuts)
-    bar = progress(len(blocks), f"{A} players") if progress else None
-    for block in blocks:
-        for _ in range(passes):
-            kern.do_level(block, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, float(ties), PL, PS, maximise, pol,
-                          *tables)  # fmt: skip
+    # One state's values side by side: a state reads and writes its own, and the few states a turn
+    # reaches; the tables are the transposes. (The lower phases' R come in the same order, and the
+    # stand-ins for a phase not there are of it too, so the kernel is compiled once.)
+    G = np.zeros((size, A * (A - 1) * M), np.float32).T
+    R = np.zeros((size, A), np.float32).T
+    R3, D3 = lower.get(3, (np.zeros((2, 2), np.float32).T, 1))
+    R2, D2 = lower.get(2, (np.zeros((2, 2), np.float32).T, 1))
+    bar = progress(len(order), f"{A} players") if progress else None
+    for block in np.split(order, cuts):
+        kern.do_level(block, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, float(ties), PL, PS, maximise,
+                      pol, passes, *tables)  # fmt: skip
         if bar is not None:
-            bar.update(1)
+            bar.update(len(block))
     if bar is not None:
         bar.close()
     return R, D, G.nbytes + R.nbytes, G
@@ -363,20 +372,24 @@ def _models(game: syvere.Game, opponent: str, policy: str | None):
 
 
 def _bar_factory(progress: bool):
-    """A maker of per-phase progress bars on stderr, or ``None`` (no progress asked, or no tqdm)."""
+    """A maker of per-phase progress bars on stderr (``bar(total, desc)``, counting states, each returning
+    a bar or ``None``), or ``None`` when no progress is asked. Without tqdm (the [solve] extra) no bar."""
     if not progress:
         return None
-    try:
-        import tqdm  # noqa: F401  (installed, so the bar can be shown)
-
-        from dice_envs.progress import progress_bar
-    except ModuleNotFoundError:  # tqdm comes with the [solve] extra; without it, no bar
-        return None
+    from dice_envs.progress import optional_progress_bar
 
     def bar(total, desc):
-        return progress_bar(total=total, desc=f"solving {desc}", unit="level", leave=False)
+        return optional_progress_bar(total=total, desc=f"solving {desc}", unit="state", unit_scale=True,
+                                     leave=False)  # fmt: skip
 
     return bar
+
+
+def _passes(A: int) -> int:
+    """How often each level of the phase of ``A`` players is solved. The whole-round-scores-nothing loop
+    is closed by repeating the level: its weight is the chance that every player of a round scores 0,
+    which is about 1e-2 with 2 players and 4e-4 with 4."""
+    return 1 if A >= 4 else 3
 
 
 def _phases(game: syvere.Game, top: int, ties: float, PL, PS, pol, tables, bar, maximise_upto: int,
@@ -391,11 +404,8 @@ def _phases(game: syvere.Game, top: int, ties: float, PL, PS, pol, tables, bar, 
     biggest = 0
     right = game.next_starter == "right"
     for A in range(2, top + 1):
-        # The whole-round-scores-nothing loop is closed by repeating the level: its weight is the
-        # chance that every player of a round scores 0, which is about 1e-2 with 2 players and 4e-4 with 4.
-        passes = 1 if A >= 4 else 3
         R, D, nbytes, G = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, A <= maximise_upto,
-                                 pol, tables, bar, passes)  # fmt: skip
+                                 pol, tables, bar, _passes(A))  # fmt: skip
         biggest = max(biggest, nbytes)
         lower[A] = (R, D)
         if keep_stages:
@@ -404,9 +414,39 @@ def _phases(game: syvere.Game, top: int, ties: float, PL, PS, pol, tables, bar, 
     return lower, stages, biggest
 
 
-#: Version of the endgame tables on disk (:func:`endgame_tables`); raise it when their meaning changes
-#: (the solver's model or the opponent agents' play).
-ENDGAME_VERSION = 1
+def phase_states(A: int, elimination: int) -> int:
+    """How many states the phase of ``A`` players solves: every player's axis value a turn can make,
+    less the states where every player is out."""
+    mode, D = _axis(A, elimination)
+    from agents.solvers._syvere_response_kernel import PAIR_STRIDE, PAIRS
+
+    out = D - elimination
+    if mode == PAIRS:
+        d, o = np.divmod(np.arange(out), PAIR_STRIDE)
+        out = int(np.count_nonzero((d + o + 1 <= PAIR_STRIDE) & (o + 1 <= elimination)))
+    return (elimination + out) ** A - out**A
+
+
+#: Microseconds per state of the 2- and 3-player phases of the best response on one free core, as
+#: ``a + b * max_rolls`` (``max_rolls`` 2..6 at elimination 30 and 77, measured on the 2-core machine
+#: of the module's docstring; smaller eliminations take less per state); two free cores take about 1/1.5.
+_PER_STATE = {2: (1.5, 0.27), 3: (0.6, 1.55)}
+
+
+def endgame_seconds(elimination: int, max_rolls: int, phases=(2, 3)) -> float:
+    """A rough estimate of the seconds :func:`endgame_tables` takes to solve ``phases`` on 2 free cores,
+    not counting the compilation of the solver's kernels on their first use (about 10 s)."""
+    micros = sum(phase_states(A, elimination) * (_PER_STATE[A][0] + _PER_STATE[A][1] * max_rolls)
+                 for A in phases)  # fmt: skip
+    return micros * 1e-6 / 1.5
+
+
+#: Version of the endgame tables on disk (:func:`endgame_tables`); raise it when their meaning or their
+#: files change (the solver's model or the opponent agents' play). 2: one file per phase.
+ENDGAME_VERSION = 2
+
+#: The endgame tables' name in the solver cache.
+ENDGAME_SOLVER = "syvere-endgame"
 
 
 def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str = "right", opponent: str = "heuristic",
@@ -415,38 +455,73 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
     """The best response's values in the 2- and 3-player phases, for an agent that plays them.
 
     The phases do not depend on how many players the game began with, so one table serves every
-    game of these options. Kept in the solver cache (``agents.solvers.cache``; about 180 MB at
-    elimination 77, 2-3 minutes to build on 2 cores).
+    game of these options. Each phase is kept in the solver cache (``agents.solvers.cache``) as soon
+    as it is solved, so a build stopped in the 3-player phase starts again from there. About 180 MB
+    at elimination 77; the time depends on the options (:func:`endgame_seconds`, which the announcement
+    quotes): at elimination 77 about 5 s on 2 free cores with ``max_rolls`` 3 and 8-10 s with 5 (more
+    on a busy machine; the bars show the time left), plus about 10 s to compile the solver's kernels
+    the first time they are used.
 
     Args:
-        progress: when the tables are built, say so on stderr, then (with ``bar``) show a progress bar per
-            phase (tqdm).
+        progress: when a phase is to be solved, say so on stderr with an estimate of the time, then
+            (with ``bar``) show a progress bar per phase (tqdm, when installed).
 
     Returns:
         ``R2, G2, R3, G3``: the round-start and stage values of each phase (see
-        :mod:`agents.solvers._syvere_response_kernel`), float32.
+        :mod:`agents.solvers._syvere_response_kernel`), float32, C-ordered.
 
     Raises:
-        ValueError: bad options, or an opponent that reads the totals.
+        ValueError: bad options, or an opponent that is not deterministic or reads the totals (refused
+            before anything is announced or solved).
     """
     if ties not in (0, 1):
         raise ValueError(f"ties must be 0 (a lower bound) or 1 (an upper bound), got {ties!r}")
     game = syvere.Game(num_players=3, elimination=elimination, max_rolls=max_rolls, next_starter=next_starter)
     options = {"elimination": game.elimination, "max_rolls": game.max_rolls, "next_starter": game.next_starter,
                "opponent": opponent, "ties": float(ties)}  # fmt: skip
-
-    def build() -> dict[str, np.ndarray]:
-        if progress:
-            print(f"solving Syvere's 2- and 3-player best response against {opponent} at elimination "
-                  f"{game.elimination} once (2-3 minutes at 77; kept in the solver cache)", file=sys.stderr)  # fmt: skip
-        tables, PL, PS, pol = _models(game, opponent, None)
-        lower, stages, _ = _phases(game, 3, ties, PL, PS, pol, tables, _bar_factory(progress and bar),
-                                   maximise_upto=3, keep_stages=True)  # fmt: skip
-        return {f"{k}{A}": v for A in (2, 3) for k, v in (("R", lower[A][0]), ("G", stages[A]))}
-
     from agents.solvers import cache
 
-    return cache.load_or_build("syvere-endgame", ENDGAME_VERSION, options, build, cache_dir, use_cache)
+    found: dict[int, dict[str, np.ndarray]] = {}
+    for A in (2, 3) if use_cache else ():
+        table = cache.load(ENDGAME_SOLVER, ENDGAME_VERSION, {**options, "players": A}, cache_dir)
+        if table is not None and set(table) == {f"R{A}", f"G{A}"}:
+            found[A] = table
+    missing = [A for A in (2, 3) if A not in found]
+    if missing:
+        # Every refusal comes before any announcement: no numba, or an opponent the solver cannot take.
+        from agents.solvers import _syvere_response_kernel  # noqa: F401
+
+        tables, PL, PS, pol = _models(game, opponent, None)
+        if progress:
+            which = {(2, 3): "the 2- and 3-player phases", (2,): "the 2-player phase (the 3-player one is cached)",
+                     (3,): "the 3-player phase (the 2-player one is cached)"}[tuple(missing)]  # fmt: skip
+            seconds = endgame_seconds(game.elimination, game.max_rolls, missing)
+            print(f"solving Syvere's best response against {opponent} at elimination {game.elimination}, "
+                  f"{game.max_rolls} rolls, once: {which}, about {_duration(seconds)} on 2 free cores (more the "
+                  "first time, to compile the solver); kept in the solver cache", file=sys.stderr)  # fmt: skip
+        right = game.next_starter == "right"
+        bars = _bar_factory(progress and bar)
+        lower: dict[int, tuple[np.ndarray, int]] = {}
+        for A in (2, 3):
+            if A in found:  # the kernel reads the round starts of the phase below in its own order
+                lower[A] = (np.asfortranarray(found[A][f"R{A}"]), _axis(A, game.elimination)[1])
+                continue
+            R, D, _, G = _phase(A, game.elimination, game.max_rolls, right, lower, ties, PL, PS, True, pol,
+                                tables, bars, _passes(A))  # fmt: skip
+            lower[A] = (R, D)
+            found[A] = {f"R{A}": np.ascontiguousarray(R), f"G{A}": np.ascontiguousarray(G)}
+            del G
+            if use_cache:  # at once: a build stopped in the next phase resumes from this one
+                cache.save(ENDGAME_SOLVER, ENDGAME_VERSION, {**options, "players": A}, found[A], cache_dir)
+    return {**found[2], **found[3]}
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` rounded for an estimate: "5 s", "40 s", "3 minutes"."""
+    if seconds < 60:
+        return f"{max(1, round(seconds) if seconds < 15 else 10 * round(seconds / 10))} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def main(argv: list[str] | None = None) -> int:
