@@ -8,9 +8,10 @@ keeps its games in ``OUT/<game>.sqlite`` and writes its report into ``OUT/<game>
 leaderboards, with how long each part took, also go to ``OUT/summary.md``.
 
 Entrants of each game (:data:`ENTRANTS`); an entrant that is not available in this installation
-(a missing extra, no shipped checkpoint) is left out with a note. Meyer's ``equilibrium`` solves
-linear programmes the first time (tens of seconds; cached afterwards); 10 000's ``winprob`` takes
-minutes and is left out.
+(a missing extra, no shipped checkpoint, options it does not play) is left out with a note. The
+solver agents solve the first time and are cached afterwards: Meyer's ``equilibrium`` (linear
+programmes, tens of seconds), 10 000's ``winprob`` (the two-player game for the chance of winning,
+under a minute) and Syvere's ``endgame`` (the best response with three or fewer players in, seconds).
 
 Re-running plays only the games the databases lack; when a checkpoint has changed since its games
 were stored, its game's old database is kept under a new name and the tournament starts afresh.
@@ -27,8 +28,8 @@ import time
 #: few minutes on two cores (see the README for the figures of a run). The game's options (and so
 #: the table size) are those of the trained checkpoint (:func:`checkpoint_options`).
 ENTRANTS: dict[str, tuple[list[str], int]] = {
-    "syvere": (["trained", "optimal", "heuristic", "random"], 400),
-    "tenthousand": (["trained", "optimal", "heuristic", "greedy", "random"], 250),
+    "syvere": (["trained", "endgame", "optimal", "heuristic", "random"], 250),
+    "tenthousand": (["trained", "winprob", "optimal", "heuristic", "greedy", "random"], 250),
     "meyer": (["trained", "equilibrium", "doubter", "honest", "bluffer", "random"], 250),
 }
 
