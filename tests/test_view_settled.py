@@ -126,3 +126,11 @@ def test_the_views_opponents_are_told_their_seats():
     view.reset(seed=1)
     # one agent object plays both other seats here: it is told each in turn, the last one kept
     assert agent.seats == [1, 2]
+
+
+def test_a_numpy_integer_seeds_the_view_like_the_same_python_int():
+    # Gymnasium's seeding refused np.int64 ("Seed must be a python integer"; RL-pipeline review)
+    view = SingleAgentView("meyer", opponents=["random"], num_players=2)
+    a, _ = view.reset(seed=np.int64(3))
+    b, _ = view.reset(seed=3)
+    assert (a == b).all()

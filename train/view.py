@@ -319,6 +319,8 @@ class SingleAgentView(gymnasium.Env):
             ValueError: an unknown key in ``options``, a seat out of range, or ``opponents`` that
                 is not one pool index per seat.
         """
+        if isinstance(seed, np.integer) and not isinstance(seed, bool):
+            seed = int(seed)  # a numpy int (drawn with a Generator, say): Gymnasium takes only Python's
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
