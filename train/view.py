@@ -36,8 +36,8 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
 * **Every game is an episode, so returns are not biased.** A game can be settled before the
   learner's first decision: Meyer with ``end="first_out"`` and three or more players ends at the
   first doubt, which may not involve the learner (with four players and one life about a third
-  of the games in a random seat, half in seat 2, three quarters in seat 3); 10 000 with a small target or ``end="immediate"`` can end before the learner's first turn.
-  Such a game is still one episode, of one step with nothing to decide: :meth:`reset` returns the
+  of the games in a random seat, half in seat 2, three quarters in seat 3); 10 000 with a small
+  target or ``end="immediate"`` can end before the learner's first turn. Such a game is still one episode, of one step with nothing to decide: :meth:`reset` returns the
   learner's observation of the settled game with ``info["decision"] = False`` and a mask that
   allows only action 0, and the step that follows (any action in the space; it is ignored) pays
   the learner's C-3 return and terminates (truncates, if ``max_cycles`` ran out first). Replaying
@@ -45,8 +45,8 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   getting a turn (an outside review measured a mean return of -0.14 for random play against random
   play, whose true value is 0). The action is a formality: with a one-action mask a masked policy
   has nothing to learn from it. ``info["decision"]`` says whether the learner decides at the
-  observation returned (``False`` there, and at the end of every episode). :data:`MAX_FORMAL_EPISODES`
-  such episodes in a row (a seat the opponents never let decide) raise a ``RuntimeError`` from
+  observation returned (``False`` there, and at the end of every episode).
+  :data:`MAX_FORMAL_EPISODES` such episodes in a row (a seat the opponents never let decide) raise a ``RuntimeError`` from
   :meth:`reset` rather than train or evaluate on nothing.
 * **Potential-based shaping (optional, off by default).** With ``shaping=c > 0`` each step adds
   ``Phi(s') - Phi(s)`` where ``Phi`` is ``c`` times the learner's standing against the mean of the
@@ -247,7 +247,8 @@ class SingleAgentView(gymnasium.Env):
         self._all_ones = np.ones(self.engine.num_actions, dtype=bool)
         self._mask_of = None  # the state whose legal actions self._mask holds
         self._mask = self._all_ones
-        self._settled: tuple[float, bool] | None = None  # (return, truncated) of a game over before the learner's turn
+        # (return, truncated) of a game over before the learner's turn; None while a decision is pending
+        self._settled: tuple[float, bool] | None = None
         self._formal_mask = np.zeros(self.engine.num_actions, dtype=bool)
         self._formal_mask[0] = True
         self._formal_in_a_row = 0  # episodes in a row with nothing to decide (MAX_FORMAL_EPISODES)

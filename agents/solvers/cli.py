@@ -75,10 +75,10 @@ tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
   are the object's ``describe``. With ``--exploitability SPEC``, ``--describe BEAT`` shows instead
   how the exact best response exploits that agent at the level (``describe_best_response``: its
   claim with each of its dice, bluffs marked, and its answer to each claim the agent makes
-  there), ``--lives-pair`` then giving the best response's and the agent's lives. ``--export PATH`` writes the whole equilibrium strategy as a
-  tidy table (``strategy_rows``: a CSV file when PATH ends in ``.csv``, a JSON array of row
-  objects when it ends in ``.json``; zero-probability claim rows left out), atomically, creating
-  missing directories; ``--json`` gives its path and row count as ``export``.
+  there), ``--lives-pair`` then giving the best response's and the agent's lives. ``--export
+  PATH`` writes the whole equilibrium strategy as a tidy table (``strategy_rows``: a CSV file
+  when PATH ends in ``.csv``, a JSON array of row objects when it ends in ``.json``;
+  zero-probability claim rows left out), atomically, creating missing directories; ``--json`` gives its path and row count as ``export``.
 
 Bad input raises ``ValueError``; the ``dice-envs`` command prints it and exits 2. ``python -m
 agents.solvers`` runs the same command.
@@ -164,7 +164,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--describe", default=None, metavar="BEAT|SITUATION",
         help="meyer: print the equilibrium at one level: the claim to beat (e.g. 54), or start (a round's first "
-        "claim); with --exploitability SPEC, how the exact best response exploits that agent there. tenthousand: print every choice of one situation with its value (expected points, or with "
+        "claim); with --exploitability SPEC, how the exact best response exploits that agent there. "
+        "tenthousand: print every choice of one situation with its value (expected points, or with "
         "--objective win the chance of winning), the best and the agent's marked: SITUATION such as "
         "own=9000,opp=9500,turn=350,roll=1552 (see below)",
     )  # fmt: skip
