@@ -294,8 +294,7 @@ def test_export_to_a_directory_is_refused(capsys, tmp_path):
 
 @pytest.mark.parametrize(
     "game, words, flag, games",
-    [("syvere", ["--describe", "54"], "--describe", "`solve meyer` and of `solve tenthousand`"),
-     ("syvere", ["--export", "x.csv"], "--export", "`solve meyer` and of `solve tenthousand`"),
+    [("syvere", ["--export", "x.csv"], "--export", "`solve meyer` and of `solve tenthousand`"),
      ("syvere", ["--lives-pair", "1", "1"], "--lives-pair", "`solve meyer`"),
      ("tenthousand", ["--lives-pair", "1", "1"], "--lives-pair", "`solve meyer`")],
 )  # fmt: skip

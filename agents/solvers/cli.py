@@ -3,6 +3,7 @@
 Usage (game options go after the game, as everywhere in the CLI)::
 
     dice-envs solve syvere [game options] [--roll-limit L]
+    dice-envs solve syvere [game options] --describe SITUATION
     dice-envs solve tenthousand [game options] [--opened] [--banked N] [--cap POINTS] [--export PATH]
     dice-envs solve tenthousand [game options] --objective win [--export PATH]
     dice-envs solve tenthousand [game options] [--objective turn|win] --describe SITUATION
@@ -15,7 +16,16 @@ and for every game ``--json`` (the last line printed is a JSON object holding at
 tables are kept; default: ``$DICE_ENVS_CACHE_DIR`` or the user cache directory).
 
 * ``syvere``: the optimal expected turn score under roll limit ``L`` (default: the game's
-  ``max_rolls``, 3), the stop thresholds, and the starter's trade-off (SY-6).
+  ``max_rolls``, 3), the stop thresholds, and the starter's trade-off (SY-6). ``--describe
+  SITUATION`` values one decision instead (:mod:`agents.solvers.syvere_describe`): stopping and
+  rolling on as expected turn scores, and, with three or fewer players in, as chances of winning
+  against ``heuristic`` (the ``endgame`` agent's best response), with what ``optimal`` and
+  ``endgame`` play. SITUATION is ``key=value`` pairs separated by commas: ``totals=60 70 78``
+  (the mover's total first, then the others in the order of play; at or above the elimination:
+  out), ``dice=2666`` (held after the roll, pairs of 7 set aside), ``rolls=N`` (made this turn,
+  default 1), ``starter=yes|no`` (default no), ``limit=L`` (a non-starter's roll limit, the
+  starter's rolls; default ``max_rolls``), ``after=K`` (players still to play after the mover this
+  round; default 0).
 * ``tenthousand``: the optimal expected points of one turn, for a player who has not opened and
   has banked nothing unless ``--opened`` / ``--banked N`` say otherwise, with the turn totals at
   which a bank is allowed and worth at least as much as rolling on, by the dice the roll would
@@ -167,7 +177,8 @@ def _parser() -> argparse.ArgumentParser:
         "claim); with --exploitability SPEC, how the exact best response exploits that agent there. "
         "tenthousand: print every choice of one situation with its value (expected points, or with "
         "--objective win the chance of winning), the best and the agent's marked: SITUATION such as "
-        "own=9000,opp=9500,turn=350,roll=1552 (see below)",
+        "own=9000,opp=9500,turn=350,roll=1552 (see below). syvere: value stopping and rolling on in one "
+        "situation, such as 'totals=60 70 78,dice=2666,rolls=1,limit=2' (see below)",
     )  # fmt: skip
     parser.add_argument(
         "--lives-pair", type=int, nargs=2, default=None, metavar=("R", "O"),
@@ -213,6 +224,16 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
     from dice_envs.games import syvere as engine
 
     game = engine.Game(**options)  # validates the options
+    if args.describe is not None:
+        if args.roll_limit is not None:
+            raise ValueError("--roll-limit with --describe: the situation gives the roll limit (limit=, starter=)")
+        from agents.solvers.syvere_describe import describe_situation
+
+        described = describe_situation(options, args.describe, "--describe")
+        win, turn = described["win"], described["turn"]
+        # value: the chance of winning of endgame's choice, or without it the expected score of optimal's
+        value = win[win["endgame"]] if win is not None else turn[turn["optimal"]]
+        return {"game": "syvere", "objective": "describe", "value": value, **described}
     limit = game.max_rolls if args.roll_limit is None else args.roll_limit
     if not 1 <= limit <= game.max_rolls:
         raise ValueError(f"--roll-limit must be in 1..{game.max_rolls} (the game's max_rolls), got {limit}")
@@ -540,7 +561,7 @@ def _check_flags(args) -> None:
         "--games": ("meyer", args.games is not None),
         "--seed": ("meyer", args.seed is not None),
         "--value": ("meyer", args.value is not None),
-        "--describe": ("meyer tenthousand", args.describe is not None),
+        "--describe": ("meyer tenthousand syvere", args.describe is not None),
         "--lives-pair": ("meyer", args.lives_pair is not None),
         "--export": ("meyer tenthousand", args.export is not None),
     }
