@@ -127,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Solve a game exactly: print the value, save the table.",
         epilog=(
             "Game options go after the game as --name value (`dice-envs play GAME --help` lists them).\n"
-            "syvere: --roll-limit L.  tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win,\n"
+            "syvere: --roll-limit L, --describe SITUATION.\n"
+            "tenthousand: --opened, --banked N, --cap POINTS, --objective turn|win,\n"
             "       --describe SITUATION, --export PATH (.csv or .json).\n"
             "meyer: --exploitability SPEC [--games N] [--seed S], --value SPEC_A SPEC_B,\n"
             "       --describe BEAT [--lives-pair R O], --export PATH (.csv or .json).\n"
@@ -139,7 +140,14 @@ def _parser() -> argparse.ArgumentParser:
             "  round), opened=yes|no, opp_opened=yes|no (on the list; default: total above 0), busts=N,\n"
             "  opp_busts=N (busts in a row; --objective win with a bust penalty). Example:\n"
             "  dice-envs solve tenthousand --preset dk --objective win \\\n"
-            "      --describe own=9000,opp=9500,turn=350,roll=1552,role=0"
+            "      --describe own=9000,opp=9500,turn=350,roll=1552,role=0\n"
+            "\n"
+            "syvere --describe SITUATION: totals=60 70 78 (the mover's total first, then the others in the\n"
+            "  order of play; required), dice=2666 (held after the roll, pairs of 7 set aside; required),\n"
+            "  rolls=N (made this turn; default 1), starter=yes|no (default no), limit=L (a non-starter's\n"
+            "  roll limit, the starter's rolls; default max_rolls), after=K (players still to play after\n"
+            "  the mover this round; default 0). Example:\n"
+            "  dice-envs solve syvere --describe 'totals=60 70 78,dice=2666,rolls=1,limit=2'"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # a prefix must never swallow a game option

@@ -224,9 +224,10 @@ def describe_situation(options: dict, text: str, name: str = "situation") -> dic
                      "in (6.3 GB), which the endgame agent does not hold; it plays optimal:starter_weight=3/4 here")
     else:
         best = max(("stop", "roll"), key=lambda c: (win[c], c == "stop"))
+        tied = (" (a tie on points when all three go out in one round counted as lost, as the solver's 3-player "
+                "phase does)" if ins == 3 else "")  # fmt: skip
         lines += [
-            "the chance of winning against heuristic in every other seat, the best response after (ties on points "
-            "when everyone still in goes out in one round counted as lost):",
+            f"the chance of winning against heuristic in every other seat, the best response after{tied}:",
             *(f"  {c:<5}  {win[c]:>9.6f}" + ("  <- best" if c == best else "") for c in ("stop", "roll")),
             f"endgame plays {win['endgame']}",
         ]

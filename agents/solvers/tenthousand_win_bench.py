@@ -44,8 +44,10 @@ def _opponent(name: str, game):
 def play_game(game, agents, rng) -> float:
     """One game on the engine with dice from ``rng``; seat 0's win share (a draw is 1/2)."""
     state = game.initial_state()
-    for agent in agents:
+    for seat, agent in enumerate(agents):
         agent.reset()
+        if hasattr(agent, "set_seat"):  # the runner knows the seat (winprob's role in a dk round)
+            agent.set_seat(seat)
     while not game.is_terminal(state):
         if game.is_chance(state):
             state = game.apply_chance(state, tuple(rng.integers(1, 7, game.num_dice_to_roll(state)).tolist()))
