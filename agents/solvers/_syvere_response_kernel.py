@@ -282,6 +282,10 @@ def _solve_state(idx, t, A, D, E, M, mode, right, G, R, R3, D3, R2, D2, allout, 
                 for s in range(A):
                     if R[s, idx] == 0.0:
                         R[s, idx] = R[s, idx + up]
+                        # R[s, idx] (the stage j=0, L=1 of state s) was overwritten: that stage must be
+                        # computed again even if its inputs look unchanged (a value that underflowed to 0
+                        # in float32 reads as "not yet computed", from an elimination of about 700 up)
+                        seen[s, 0, 1] = False
                 break
             up *= D
         for si in range(A + 1):

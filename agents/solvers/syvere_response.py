@@ -488,10 +488,17 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
             found[A] = table
     missing = [A for A in (2, 3) if A not in found]
     if missing:
-        # Every refusal comes before any announcement: no numba, or an opponent the solver cannot take.
+        # Every refusal comes before any announcement: no numba, an opponent the solver cannot take, or
+        # tables too large for memory (the 3-player phase grows as the cube of the elimination).
         from agents.solvers import _syvere_response_kernel  # noqa: F401
 
         tables, PL, PS, pol = _models(game, opponent, None)
+        need = memory_needed(3, game.elimination, game.max_rolls)
+        if need > MAX_BYTES:
+            raise ValueError(
+                f"the best response's 3-player phase at elimination {game.elimination} needs about "
+                f"{need / 2**30:.1f} GiB (at most {MAX_BYTES / 2**30:.0f} GiB is allowed); use a lower elimination"
+            )
         if progress:
             which = {(2, 3): "the 2- and 3-player phases", (2,): "the 2-player phase (the 3-player one is cached)",
                      (3,): "the 3-player phase (the 2-player one is cached)"}[tuple(missing)]  # fmt: skip
