@@ -78,10 +78,10 @@ def test_with_four_in_only_the_turn_is_valued():
     ("dice=12", "totals= is needed"),
     ("totals=10 20,dice=12,foo=1", "unknown key 'foo'"),
     ("totals=10 20,dice=17", "dice= takes the faces held, 1 to 6"),
-    ("totals=10 20,dice=34", "holds a pair summing to 7"),
+    ("totals=10 20,dice=34", "holds a pair summing to 7"),  # SY-3 sets such pairs aside at once
     ("totals=80 20,dice=12", "the mover's total 80 is at or above the elimination 77"),
-    ("totals=10 20,dice=12,rolls=3", "rolls=3 of a limit of 3: the turn has ended"),
-    ("totals=10 20,dice=12,limit=4", "limit=4: the starter may roll at most max_rolls=3 times"),
+    ("totals=10 20,dice=12,rolls=3", "rolls=3 of a limit of 3: the turn has ended"),  # SY-4
+    ("totals=10 20,dice=12,limit=4", "limit=4: the starter may roll at most max_rolls=3 times"),  # SY-6
     ("totals=10 20,dice=12,starter=yes,limit=2", "limit= is for a player who did not start the round"),
     ("totals=10 20 30,dice=12,after=2", "after=2: 2 other player\\(s\\) are in, and the round.s starter played before the mover, so at most 1"),
     ("totals=10,dice=12", "totals= needs at least two seats"),

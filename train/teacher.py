@@ -46,18 +46,21 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
     teacher = resolve_agent(args.game, view.engine, args.teacher, seed=sub_seed(seed, 0))
     obs_list, mask_list, target_list, return_list = [], [], [], []
     episodes = 0
-    obs, info = view.reset(seed=seed)
-    teacher.reset(seed=sub_seed(seed, 0))
-    if hasattr(teacher, "set_seat"):
-        teacher.set_seat(view.seat)
+
+    def new_game(seed_=None):
+        """The view's next game, the teacher reset for it and told its seat."""
+        obs_, info_ = view.reset(seed=seed_)  # without a seed the view's generator goes on
+        teacher.reset(seed=sub_seed(seed, episodes))
+        if hasattr(teacher, "set_seat"):
+            teacher.set_seat(view.seat)
+        return obs_, info_
+
+    obs, info = new_game(seed)
     rewards: list[float] = []
     while len(return_list) < n_states:  # whole games only
         if not info["decision"]:  # a game over before the learner's turn: nothing to imitate
             view.step(0)
-            obs, info = view.reset()
-            teacher.reset(seed=sub_seed(seed, episodes))
-            if hasattr(teacher, "set_seat"):
-                teacher.set_seat(view.seat)
+            obs, info = new_game()
             continue
         mask = view.action_masks()
         probs = np.asarray(teacher.action_probabilities(obs, mask.astype(np.int8)))
@@ -74,10 +77,7 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
             return_list.extend(np.cumsum(rewards[::-1])[::-1].tolist())
             rewards = []
             episodes += 1
-            obs, info = view.reset()  # the view's generator goes on from the first seed
-            teacher.reset(seed=sub_seed(seed, episodes))
-            if hasattr(teacher, "set_seat"):
-                teacher.set_seat(view.seat)
+            obs, info = new_game()
     return {
         "obs": np.asarray(obs_list, dtype=np.float32),
         "masks": np.asarray(mask_list, dtype=bool),

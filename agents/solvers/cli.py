@@ -198,8 +198,9 @@ def _parser() -> argparse.ArgumentParser:
         help="write a table: PATH.csv, or PATH.json (a JSON array of rows). meyer: the equilibrium strategy. "
         "tenthousand: the turn totals at which a bank is at least as good as rolling on, by dice to roll (6 rows); "
         "with --objective win the bank threshold map, a row per role, own total, opponent total (and busts in a "
-        "row with a bust penalty), one turn re-solved per row: at target 10 000, dk 80 000 rows (25 s, 5.5 MB of "
-        "CSV), no 40 000, farkle 562 500 (a few minutes, about 50 MB of CSV)",
+        "row with a bust penalty), one turn re-solved per row: at target 10 000, with the win table cached (a "
+        "first run solves it first), dk 80 000 rows (25 s, 5.5 MB of CSV), no 40 000, farkle 562 500 (a few "
+        "minutes, about 50 MB of CSV)",
     )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser

@@ -39,7 +39,6 @@ from dice_envs.games import syvere
 #: The keys of a situation.
 KEYS = ("totals", "dice", "rolls", "starter", "limit", "after")
 EXAMPLE = "totals=60 70 78,dice=2666,rolls=1,limit=2"
-_TRUE, _FALSE = ("yes", "true", "1"), ("no", "false", "0")
 
 
 @dataclass(frozen=True)
@@ -61,23 +60,13 @@ def parse_situation(text: str, name: str = "situation") -> Situation:
         ValueError: an unknown or repeated key, a value of the wrong form, or a missing ``totals``
             or ``dice``; the message says what is expected.
     """
-    expected = f"expected key=value pairs separated by commas, such as {EXAMPLE} (keys: {', '.join(KEYS)})"
-    values: dict[str, str] = {}
-    for part in str(text).split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key, value = key.strip().lower(), value.strip()
-        if not sep or not value:
-            raise ValueError(f"{name}: {part.strip()!r} is not key=value; {expected}")
-        if key not in KEYS:
-            raise ValueError(f"{name}: unknown key {key!r}; {expected}")
-        if key in values:
-            raise ValueError(f"{name}: {key}= given twice")
-        values[key] = value
+    from agents.solvers.situation_text import key_value_pairs
+
+    values = key_value_pairs(text, KEYS, name, EXAMPLE)
     for key in ("totals", "dice"):
         if key not in values:
-            raise ValueError(f"{name}: {key}= is needed; {expected}")
+            raise ValueError(f"{name}: {key}= is needed; expected key=value pairs separated by commas, such as "
+                             f"{EXAMPLE} (keys: {', '.join(KEYS)})")
 
     def whole(key: str, low: int) -> int | None:
         if key not in values:
@@ -101,12 +90,14 @@ def parse_situation(text: str, name: str = "situation") -> Situation:
     if not digits.isdigit() or not all("1" <= d <= "6" for d in digits) or len(digits) > syvere.NUM_DICE:
         raise ValueError(f"{name}: dice= takes the faces held, 1 to {syvere.NUM_DICE} dice of 1 to 6, such as "
                          f"dice=2666; got {values['dice']!r}")  # fmt: skip
+    from agents.solvers.situation_text import NO, YES
+
     starter = values.get("starter", "no").lower()
-    if starter not in _TRUE + _FALSE:
+    if starter not in YES + NO:
         raise ValueError(f"{name}: starter= takes yes or no, got {values['starter']!r}")
     rolls = whole("rolls", 1)
     return Situation(totals, tuple(sorted(int(d) for d in digits)), 1 if rolls is None else rolls,
-                     starter in _TRUE, whole("limit", 1), whole("after", 0))  # fmt: skip
+                     starter in YES, whole("limit", 1), whole("after", 0))  # fmt: skip
 
 
 def situation_state(game: syvere.Game, s: Situation, name: str = "situation") -> syvere.State:

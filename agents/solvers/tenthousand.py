@@ -602,7 +602,6 @@ def bank_rows(solution: Solution) -> Iterator[dict]:
 #: The keys of a situation (:func:`parse_situation`).
 SITUATION_KEYS = ("own", "opp", "turn", "roll", "role", "opened", "opp_opened", "busts", "opp_busts")
 SITUATION_EXAMPLE = "own=9000,opp=9500,turn=350,roll=1552"
-_TRUE, _FALSE = ("yes", "true", "1"), ("no", "false", "0")
 #: Choices whose values differ by at most this are equally good (OptimalAgent rounds to 9 places).
 TIE = 1e-9
 
@@ -664,8 +663,10 @@ def _situation_value(name: str, key: str, text: str):
             raise ValueError(f"{name}: role={text}: give role=0 (the mover started the round) or role=1 (second)")
         return int(text)
     if key in ("opened", "opp_opened"):
-        if text.lower() in _TRUE + _FALSE:
-            return text.lower() in _TRUE
+        from agents.solvers.situation_text import NO, YES
+
+        if text.lower() in YES + NO:
+            return text.lower() in YES
         raise ValueError(f"{name}: {key}={text}: give {key}=yes or {key}=no (on the list or not, TT-7)")
     if not text.isdigit():  # busts, opp_busts
         raise ValueError(f"{name}: {key}={text} is not a number of busts in a row (0, 1, ...)")
@@ -696,26 +697,13 @@ def parse_situation(text: str, name: str = "situation") -> Situation:
         ValueError: a part that is not ``key=value``, an unknown or repeated key, a bad value, or
             no ``roll``; the message, which begins with ``name``, says what is expected.
     """
-    keys = ", ".join(SITUATION_KEYS)
-    expected = f"expected key=value pairs separated by commas, such as {SITUATION_EXAMPLE} (keys: {keys})"
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{name}: no situation given; {expected}")
-    given: dict = {}
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        key, sep, value = (word.strip() for word in part.partition("="))
-        key = key.lower()
-        if not sep or not key or not value:
-            raise ValueError(f"{name}: {part!r} is not key=value; {expected}")
-        if key not in SITUATION_KEYS:
-            raise ValueError(f"{name}: unknown key {key!r}; {expected}")
-        if key in given:
-            raise ValueError(f"{name}: {key} is given twice")
-        given[key] = _situation_value(name, key, value)
+    from agents.solvers.situation_text import key_value_pairs
+
+    words = key_value_pairs(text, SITUATION_KEYS, name, SITUATION_EXAMPLE)
+    given = {key: _situation_value(name, key, value) for key, value in words.items()}
     if "roll" not in given:
-        raise ValueError(f"{name}: no roll= (the dice just rolled, such as roll=1552); {expected}")
+        raise ValueError(f"{name}: no roll= (the dice just rolled, such as roll=1552); expected key=value pairs "
+                         f"separated by commas, such as {SITUATION_EXAMPLE} (keys: {', '.join(SITUATION_KEYS)})")
     return Situation(**given)
 
 
