@@ -2,7 +2,7 @@
 
 Subcommands: ``play`` (a game in the terminal), ``match`` (agents against each other, standings
 with Wilson intervals), ``bench`` (steps per second), and, dispatched to the modules that own
-them, ``solve``, ``train``, ``tournament`` and ``replay``.
+them, ``solve``, ``train``, ``tournament``, ``replay`` and ``cache``.
 
 Game options go after the game's name as ``--name value`` with the option's own name
 (``--num-players 4``, ``--preset dk``, ``--lille-meyer false``); ``dice-envs play GAME --help``
@@ -41,6 +41,7 @@ DISPATCH: dict[str, tuple[str, str, str, str]] = {
     "train": ("train.cli", "main", "train an agent with reinforcement learning", "train"),
     "tournament": ("evaluate.cli", "tournament_main", "rank agents in a tournament with common dice", "report"),
     "replay": ("evaluate.cli", "replay_main", "replay a recorded game", "report"),
+    "cache": ("agents.solvers.cache_cli", "main", "list the solver tables kept on disk; --prune or --clear make room", ""),
 }
 
 

@@ -306,6 +306,7 @@ def test_match_help_names_the_agents_of_each_game_and_explains_games_and_seed(ca
         ("train", "train.cli", "main"),
         ("tournament", "evaluate.cli", "tournament_main"),
         ("replay", "evaluate.cli", "replay_main"),
+        ("cache", "agents.solvers.cache_cli", "main"),
     ],
 )
 def test_subcommands_go_to_their_modules_under_one_error_handler(command, module, function, monkeypatch, capsys):

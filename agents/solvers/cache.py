@@ -21,9 +21,11 @@ import json
 import os
 import sys
 import tempfile
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Callable
 
@@ -117,3 +119,95 @@ def load_or_build(
     if use_cache:
         save(solver, version, options, table, cache_dir)
     return table
+
+
+# -- what the cache holds (``dice-envs cache``) ----------------------------------------------
+#: Each solver's current table version. A table of an older version is never read again (its
+#: file name differs); ``dice-envs cache --prune`` removes it. Kept here, not imported from the
+#: solvers, so that listing the cache does not load numba; a test holds it to the solvers'.
+CURRENT_VERSIONS = {
+    "meyer_equilibrium": 2,
+    "syvere-endgame": 2,
+    "syvere-turn": 1,
+    "tenthousand-turn": 1,
+    "tenthousand-win": 1,
+}
+
+#: A temporary file left this long unchanged is a killed build's, not one being written (a table is
+#: written in one go, after its build, in seconds).
+LEFTOVER_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file in the cache directory. ``status``: ``current`` (read by this version), ``stale``
+    (an older version of its solver, or a solver this version does not have), ``unreadable``
+    (not a table, or its key is missing), ``leftover`` (a killed build's temporary file) or
+    ``writing`` (a temporary file changed within :data:`LEFTOVER_SECONDS`)."""
+
+    path: Path
+    size: int
+    modified: float
+    status: str
+    solver: str = ""
+    version: int = 0
+    options: dict = field(default_factory=dict)
+
+    @property
+    def removable(self) -> bool:
+        """Whether ``--prune`` removes it: everything but current tables and files being written."""
+        return self.status in ("stale", "unreadable", "leftover")
+
+
+def _read_key(path: Path) -> dict | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            key = json.loads(str(data[_KEY]))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+    if not isinstance(key, dict) or not {"solver", "version", "options"} <= key.keys():
+        return None
+    return key
+
+
+def inventory(cache_dir: str | os.PathLike | None = None, now: float | None = None) -> list[Entry]:
+    """Every table and temporary file in the cache directory, sorted by solver and name (no
+    directory yet: an empty list). Only names the cache writes are looked at: ``*.npz`` and the
+    ``.*.tmp`` files of :func:`atomic_open`."""
+    directory = Path(cache_dir or default_cache_dir())
+    if not directory.is_dir():
+        return []
+    now = time.time() if now is None else now
+    entries = []
+    for path in sorted(directory.iterdir()):
+        if not path.is_file():
+            continue
+        stat = path.stat()
+        if path.name.startswith(".") and path.name.endswith(".tmp"):
+            status = "leftover" if now - stat.st_mtime > LEFTOVER_SECONDS else "writing"
+            entries.append(Entry(path, stat.st_size, stat.st_mtime, status))
+            continue
+        if path.suffix != ".npz":
+            continue
+        key = _read_key(path)
+        if key is None:
+            entries.append(Entry(path, stat.st_size, stat.st_mtime, "unreadable"))
+            continue
+        solver, version = str(key["solver"]), int(key["version"])
+        current = CURRENT_VERSIONS.get(solver) == version and path == cache_path(solver, version, key["options"], directory)
+        entries.append(Entry(path, stat.st_size, stat.st_mtime, "current" if current else "stale", solver, version,
+                             dict(key["options"])))  # fmt: skip
+    return sorted(entries, key=lambda e: (e.solver, e.path.name))
+
+
+def remove(entries: list[Entry]) -> tuple[int, int]:
+    """Delete those files; returns (files removed, bytes freed). A file already gone is skipped."""
+    count = freed = 0
+    for entry in entries:
+        try:
+            entry.path.unlink()
+        except FileNotFoundError:
+            continue
+        count += 1
+        freed += entry.size
+    return count, freed
