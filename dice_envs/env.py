@@ -36,6 +36,14 @@ Conventions shared by every env:
   ``env.unwrapped.history`` holds every event with nothing hidden, for logs and replays;
   ``env.unwrapped.information_state(agent)`` (and ``information_state_string``) is that history
   as the agent saw it, a perfect-recall information state (hidden rolls as their number of dice).
+* ``env.state()``, PettingZoo's optional global state for centralised critics (MAPPO, QMIX): the
+  engine's :meth:`~dice_envs.games.base.Game.global_state` of the current game state, a float32
+  vector in ``env.state_space`` (a ``Box``), with absolute seats (seat 0 first) and nothing
+  hidden (Meyer's cup as it truly is); every agent's observation is a function of it. Each env
+  module's docstring lists its entries; ``env.unwrapped.game.state_slices`` names them. After the
+  game it is the final state (with the winners), after a truncation or an illegal action under
+  ``env()`` the state play stopped in. ``env()``'s wrappers and ``parallel_env()`` forward both.
+  It is built only when asked for.
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
 * ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (a masked action ends
   the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1, everyone else 0),
@@ -181,6 +189,9 @@ class DiceGameEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: ActionSpace(self.game.num_actions) for agent in self.possible_agents}
+        # PettingZoo's optional global state (state()); an attribute, as PettingZoo's own envs
+        # have it and as turn_based_aec_to_parallel reads it.
+        self.state_space = spaces.Box(low=self.game.state_low, high=self.game.state_high, dtype=np.float32)
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
@@ -300,6 +311,18 @@ class DiceGameEnv(AECEnv):
         else:
             mask = np.zeros(game.num_actions, dtype=np.int8)
         return {"observation": game.observe(state, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state: ``game.global_state(game_state)``, a new float32 array in
+        :attr:`state_space` (see the module docstring). Once the game is over it is the final
+        state, also after every agent has been stepped out.
+
+        Raises:
+            ValueError: before ``reset()``.
+        """
+        if self.game_state is None:
+            raise self._not_playing("state()")
+        return self.game.global_state(self.game_state)
 
     def last(self, observe: bool = True):
         """``(observation, reward, termination, truncation, info)`` of the agent to act (AECEnv).
@@ -483,6 +506,13 @@ class _DirectBookkeeping:
     def action_space(self, agent):
         # No wrapper changes the spaces: ask the unwrapped env instead of each layer in turn.
         return self._raw.action_space(agent)
+
+    @property
+    def state_space(self):
+        # The global state's space, before reset too (a critic is built before the first game);
+        # state() itself goes through each layer (BaseWrapper.state), and OrderEnforcingWrapper's
+        # refuses it before reset.
+        return self._raw.state_space
 
     def last(self, observe: bool = True):
         # AECEnv.last, written out so that the per-step loop pays no extra call for the check, and

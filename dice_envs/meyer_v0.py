@@ -80,6 +80,27 @@ the blind reroll); a believer never learns the previous dice; dice shown by a do
 
 ``action_mask``: 1 for the legal actions of the player to act; all 0 for everyone else.
 
+Global state (``env.state()``, float32, in ``env.state_space`` = ``Box((9N+61+H(N+3),))``; for a
+centralised critic, as in MAPPO). Nothing is hidden in it: it holds the dice under the cup as they
+truly are, whoever has seen them. Every seat's observation is a function of it, and it is a Markov
+state: two game states with the same vector have the same legal actions and the same future.
+``env.unwrapped.game.state_slices`` maps the names below to their slices:
+
+| index | name | meaning | range |
+|---|---|---|---|
+| 0 .. D+3N+7 | as in the table above | seat 0's observation layout with absolute seats (entry s is seat s), except that ``own_*`` are named ``cup_*`` and show the cup to everyone | as above |
+| 4N+26 | ``cup_present`` | the cup holds dice (after a blind reroll too) | 0, 1 |
+| 4N+27, 4N+28 | ``cup_dice`` | those dice: higher die, lower die | 0 .. 6 |
+| 4N+29 | ``cup_rank`` | their rank | 0 .. 21 |
+| 4N+30 .. 4N+50 | ``cup_claim`` | one-hot: their value, in action order | 0, 1 |
+| S = D+3N+8 | ``to_roll`` | dice to roll now (2 at a roll, else 0) | 0 .. 2 |
+| S+1 .. S+N | ``cup_seen_by`` | one-hot: who has seen the cup (all 0: nobody, as after the blind reroll) | 0, 1 |
+| S+N+1 | ``game_over`` | the game is over | 0, 1 |
+| S+N+2 .. S+2N+1 | ``winners`` | the winners, once the game is over | 0, 1 |
+
+The claims window (``history_*``) and the last lifted cup (``doubt_*``) are in it because the
+observations show them; the rules never look back at them.
+
 Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 
 | option | default | meaning |

@@ -37,6 +37,24 @@ index 0 is always the observer):
 
 ``action_mask``: 1 for the legal actions of the player to act; all 0 for everyone else.
 
+Global state (``env.state()``, float32, in ``env.state_space`` = ``Box((7N+14,))``; for a centralised
+critic, as in MAPPO; every seat's observation is a function of it, and it is a Markov state: two
+game states with the same vector have the same legal actions and the same future).
+``env.unwrapped.game.state_slices`` maps the names below to their slices:
+
+| index | name | meaning | range |
+|---|---|---|---|
+| 0 .. 3N+11 | ``totals``, ``still_in``, ``to_act``, ``rolls``, ``roll_limit``, ``dice_left``, ``remaining``, ``remaining_sum``, ``actor_started``, ``still_to_play`` | seat 0's observation: the table above with absolute seats (entry s is seat s) | as above |
+| 3N+12 | ``to_roll`` | dice to roll now (6 at a turn's start, the remaining dice after ``roll``; 0 at a decision and after the game) | 0 .. 6 |
+| 3N+13 .. 4N+12 | ``in_round`` | plays in this round (was still in when it began) | 0, 1 |
+| 4N+13 .. 5N+12 | ``starter`` | one-hot: started this round (with ``in_round``: the round's order and the next starter, SY-10) | 0, 1 |
+| 5N+13 .. 6N+12 | ``totals_before_round`` | totals when this round began (SY-9's tie-break) | 0 .. elimination + 35 |
+| 6N+13 | ``game_over`` | the game is over | 0, 1 |
+| 6N+14 .. 7N+13 | ``winners`` | the winners, once the game is over | 0, 1 |
+
+After the game ``state()`` is the final state (the last round's ``in_round``, ``starter`` and
+``totals_before_round`` kept).
+
 Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 
 | option | default | meaning |

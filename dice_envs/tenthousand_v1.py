@@ -59,6 +59,19 @@ same table, only rotated.
 
 ``action_mask``: 1 for the legal actions of the player to act; all 0 for everyone else.
 
+Global state (``env.state()``, float32, in ``env.state_space`` = ``Box((5N+13,))``; for a centralised
+critic, as in MAPPO; every seat's observation is a function of it, and it is a Markov state (two game
+states with the same vector have the same legal actions and the same future) while the totals and the
+turn total stay within the clipped ranges). ``env.unwrapped.game.state_slices`` maps the names below
+to their slices:
+
+| index | name | meaning | range |
+|---|---|---|---|
+| 0 .. 4N+10 | ``totals``, ``opened``, ``busts``, ``to_act``, ``turn_total``, ``dice_in_play``, ``roll``, ``pending``, ``end_phase``, ``turns_left`` | seat 0's observation: the table above with absolute seats (entry s is seat s) | as above (``busts``: 0 .. max(1, bust_penalty_after-1)) |
+| 4N+11 | ``to_roll`` | dice to roll now (0 at a decision and after the game) | 0 .. 6 |
+| 4N+12 | ``game_over`` | the game is over | 0, 1 |
+| 4N+13 .. 5N+12 | ``winners`` | the winners, once the game is over | 0, 1 |
+
 Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``). The defaults are the
 preset's; any option overrides the preset's entry (TT-10):
 

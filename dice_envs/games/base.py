@@ -8,7 +8,8 @@ this package imports gymnasium or pettingzoo.
 
 Game facts that the PettingZoo adapter derives its spaces from are declared once, as attributes of
 the instance: ``num_players``, ``num_actions`` (the size of the ``Discrete`` action space),
-``observation_low`` and ``observation_high`` (float32 bounds; their shape is the observation's).
+``observation_low`` and ``observation_high`` (float32 bounds; their shape is the observation's),
+and ``state_low``, ``state_high`` and ``state_slices`` for the global state (:meth:`Game.global_state`).
 """
 
 from __future__ import annotations
@@ -113,8 +114,9 @@ TERMINAL = -1
 class Game(abc.ABC):
     """Base class of the three rules engines.
 
-    Subclasses set ``name``, ``num_players``, ``num_actions``, ``observation_low`` and
-    ``observation_high`` in ``__init__`` and implement the abstract methods. Their states carry
+    Subclasses set ``name``, ``num_players``, ``num_actions``, ``observation_low``,
+    ``observation_high``, ``state_low``, ``state_high`` and ``state_slices`` in ``__init__`` and
+    implement the abstract methods. Their states carry
     ``winners`` (``None`` until the game is over) and ``to_roll`` (dice to roll now), from which
     this class answers ``is_terminal``, ``returns``, ``num_dice_to_roll`` and ``is_chance``.
     """
@@ -124,6 +126,11 @@ class Game(abc.ABC):
     num_actions: int
     observation_low: np.ndarray
     observation_high: np.ndarray
+    #: Bounds of :meth:`global_state` (float32; their shape is the state vector's) and the name of
+    #: each part of it mapped to its slice (:func:`layout`).
+    state_low: np.ndarray
+    state_high: np.ndarray
+    state_slices: dict[str, slice]
     #: Attributes that only memoise (filled as states are met, rebuilt on demand). A pickled game
     #: leaves them out, so its size does not grow with how much it has been played.
     _MEMOS: tuple[str, ...] = ()
@@ -260,6 +267,26 @@ class Game(abc.ABC):
             ValueError: ``player`` is not a seat of this game (:func:`seat_index`).
         """
 
+    @abc.abstractmethod
+    def global_state(self, state) -> np.ndarray:
+        """The global state: one float32 vector within ``state_low`` .. ``state_high``, for
+        centralised critics (PettingZoo's ``state()``, as for MAPPO or QMIX).
+
+        Seats are absolute (seat 0 first), not seen from an observer, and nothing is hidden: the
+        vector holds the seat to act, every hidden quantity as it truly is, and what the game's
+        future depends on beyond what the observations show. It is built so that
+
+        * every seat's observation (:meth:`observe`) is a function of it, and
+        * two states with equal vectors have the same legal actions and, after the same action or
+          the same dice, again equal vectors (a Markov state for everything the rules decide),
+          except where the game's docstring names a clipped quantity.
+
+        Bookkeeping the future does not depend on (round and turn counters, the last turn's line
+        for the log) is left out. At a terminal state it is the final state, with the winners.
+        ``state_slices`` names its parts; each game's docstring lists them. It is computed only
+        when asked for: nothing in ``apply_action``, ``apply_chance`` or ``observe`` builds it.
+        """
+
     def observe_public(self, state, player: int) -> np.ndarray:
         """:meth:`observe` without what only ``player`` may know: the same layout, with what is
         private left as if unseen (OpenSpiel's public observation). Games whose rolls are all
@@ -357,6 +384,27 @@ def zero_sum_returns(num_players: int, winners: Iterable[int]) -> tuple[float, .
     win = 1.0 / len(winners)
     lose = -1.0 / (num_players - len(winners))
     return tuple(win if s in winners else lose for s in range(num_players))
+
+
+def layout(
+    pieces: Sequence[tuple[str, int, float, float]],
+) -> tuple[dict[str, slice], np.ndarray, np.ndarray]:
+    """Name each part of a vector: from ``(name, length, low, high)`` pieces in order, the slices
+    ``{name: slice}`` and the float32 ``(low, high)`` bounds of the whole vector.
+
+    >>> slices, low, high = layout([("totals", 2, 0, 99), ("over", 1, 0, 1)])
+    >>> slices["over"], high.tolist()
+    (slice(2, 3, None), [99.0, 99.0, 1.0])
+    """
+    slices = {}
+    start = 0
+    for name, length, _, _ in pieces:
+        if name in slices:
+            raise ValueError(f"layout: the name {name!r} is used twice")
+        slices[name] = slice(start, start + length)
+        start += length
+    low, high = bounds(*((length, lo, hi) for _, length, lo, hi in pieces))
+    return slices, low, high
 
 
 def bounds(*pieces: tuple[int, float, float]) -> tuple[np.ndarray, np.ndarray]:

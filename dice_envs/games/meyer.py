@@ -310,6 +310,19 @@ class Game(base.Game):
         self._size = start
         self._o = {name: s.start for name, s in self.obs_slices.items()}
         self._history_stride = n + 3
+        # The global state (global_state): the observation's layout as seat 0 would see it if it
+        # had seen the cup (own_* become cup_*), then what the observations leave out. Names as
+        # in dice_envs.meyer_v0's table.
+        renamed = {"own_known": "cup_present", "own_dice": "cup_dice", "own_rank": "cup_rank"}
+        renamed["own_claim"] = "cup_claim"
+        state_pieces = [(renamed.get(name, name), k, lo, hi) for name, k, lo, hi in pieces]
+        state_pieces += [
+            ("to_roll", 1, 0, NUM_DICE),
+            ("cup_seen_by", n, 0, 1),
+            ("game_over", 1, 0, 1),
+            ("winners", n, 0, 1),
+        ]
+        self.state_slices, self.state_low, self.state_high = base.layout(state_pieces)
         self._cache_lives: dict = {}
         self._cache_turn: dict = {}
         self._cache_history: dict = {}
@@ -525,6 +538,40 @@ class Game(base.Game):
         """The observation with the dice under the cup unseen, as after the blind reroll (the
         ``own_*`` entries zero): what every seat knows of the table."""
         return self.observe(state._replace(seen_by=-1), player)
+
+    def global_state(self, state: State) -> np.ndarray:
+        """The global state (:meth:`base.Game.global_state`): the observation's layout for seat 0,
+        so with absolute seats, but with the dice under the cup shown whoever has seen them
+        (``cup_*`` in place of ``own_*``: ``cup_present`` is 1 whenever the cup holds dice, after
+        a blind reroll too), then the dice to roll now (2 at a roll, else 0), who has seen the cup
+        (one-hot; all 0 for nobody), and, once the game is over, a flag and the winners. Layout:
+        ``state_slices`` and the table in :mod:`dice_envs.meyer_v0`.
+
+        Every seat's observation is a function of it (the claims window and the last lifted cup
+        are in it for that, though the rules never look back at them), and nothing is clipped:
+        it is a Markov state exactly.
+        """
+        n = self.num_players
+        s = state
+        turn_key = (s.actor, s.phase, s.blind, s.claim, s.claimer, s.claim_blind, s.cup or None, 0)
+        tail = np.zeros(2 * n + 2, dtype=np.float32)
+        tail[0] = state.to_roll
+        if state.cup and state.seen_by >= 0:
+            tail[1 + state.seen_by] = 1.0
+        if state.winners is not None:
+            tail[1 + n] = 1.0
+            for seat in state.winners:
+                tail[2 + n + seat] = 1.0
+        # The segments are pure functions of their keys, so they share observe()'s caches.
+        return np.concatenate(
+            (
+                self._segment(self._cache_lives, (state.lives, 0), self._lives_segment),
+                self._segment(self._cache_turn, turn_key, self._turn_segment),
+                self._segment(self._cache_history, (state.claims, 0), self._history_segment),
+                self._segment(self._cache_doubt, (state.last_doubt, 0), self._doubt_segment),
+                tail,
+            )
+        )
 
     _CACHE_LIMIT = 50_000
 

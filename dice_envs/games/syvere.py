@@ -145,6 +145,27 @@ class Game(base.Game):
             (1, 0, 1),  # the acting player started this round
             (1, 0, n - 1),  # players still to play in this round after the acting one
         )
+        # The global state (global_state): seat 0's observation, whose seats are absolute, then
+        # what the observations leave out. Names as in the module docstring's table.
+        self.state_slices, self.state_low, self.state_high = base.layout([
+            ("totals", n, 0, max_total),
+            ("still_in", n, 0, 1),
+            ("to_act", n, 0, 1),
+            ("rolls", 1, 0, self.max_rolls),
+            ("roll_limit", 1, 0, self.max_rolls),
+            ("dice_left", 1, 0, NUM_DICE),
+            ("remaining", 6, 0, NUM_DICE),
+            ("remaining_sum", 1, 0, MAX_TURN_SCORE),
+            ("actor_started", 1, 0, 1),
+            ("still_to_play", 1, 0, n - 1),
+            ("to_roll", 1, 0, NUM_DICE),
+            ("in_round", n, 0, 1),
+            ("starter", n, 0, 1),
+            ("totals_before_round", n, 0, max_total),
+            ("game_over", 1, 0, 1),
+            ("winners", n, 0, 1),
+        ])  # fmt: skip
+        self._observation_size = len(self.observation_low)
         # Precomputed pieces of observe(): seats listed from each observer, one-hot rows.
         self._rotations = [[(p + i) % n for i in range(n)] for p in range(n)]
         self._one_hot = [[1 if i == j else 0 for i in range(n)] for j in range(n)]
@@ -292,6 +313,27 @@ class Game(base.Game):
             obs += (0, self.roll_limit(state), NUM_DICE, 0, 0, 0, 0, 0, 0, 0)
         obs += (1 if state.turn == 0 else 0, len(state.round_order) - 1 - state.turn)
         return np.array(obs, dtype=np.float32)
+
+    def global_state(self, state: State) -> np.ndarray:
+        """The global state (:meth:`base.Game.global_state`): ``observe(state, 0)``, whose seats
+        are absolute, then the dice to roll now, which seats play this round and who started it
+        (together they give the round's order, hence whose turn follows, and the next round's
+        starter, SY-10), the totals before the round (SY-9's tie-break when everyone left goes
+        out) and, once the game is over, the winners. Layout: ``state_slices`` and the table in
+        :mod:`dice_envs.syvere_v0`. Nothing is clipped: it is a Markov state exactly.
+        """
+        n = self.num_players
+        tail = [0] * (len(self.state_low) - self._observation_size)
+        tail[0] = state.to_roll
+        for seat in state.round_order:  # the final round's, once the game is over
+            tail[1 + seat] = 1
+        tail[1 + n + state.round_order[0]] = 1
+        tail[1 + 2 * n : 1 + 3 * n] = state.totals_before_round
+        if state.winners is not None:
+            tail[1 + 3 * n] = 1
+            for seat in state.winners:
+                tail[2 + 3 * n + seat] = 1
+        return np.concatenate((self.observe(state, 0), np.array(tail, dtype=np.float32)))
 
     def score_changes(self, before: State, after: State) -> list[tuple[int, int, int]]:
         """The score line of every turn that ended between the two states, however it ended: a

@@ -414,6 +414,24 @@ class Game(base.Game):
             (1, 0, n - 1),  # turns left in the end phase
         )
         self._size = len(self.observation_low)
+        # The global state (global_state): seat 0's observation, whose seats are absolute, then
+        # what the observations leave out. Names as in the module docstring's table.
+        self.state_slices, self.state_low, self.state_high = base.layout([
+            ("totals", n, self.total_low, self.total_high),
+            ("opened", n, 0, 1),
+            # max(1, ...): no part of the state space has equal bounds (PettingZoo's state_test)
+            ("busts", n, 0, max(1, self.bust_penalty_after - 1)),
+            ("to_act", n, 0, 1),
+            ("turn_total", 1, 0, self.total_high),
+            ("dice_in_play", 1, 0, NUM_DICE),
+            ("roll", 6, 0, NUM_DICE),
+            ("pending", 1, 0, 1),
+            ("end_phase", 1, 0, 1),
+            ("turns_left", 1, 0, n - 1),
+            ("to_roll", 1, 0, NUM_DICE),
+            ("game_over", 1, 0, 1),
+            ("winners", n, 0, 1),
+        ])  # fmt: skip
 
     # -- scoring (TT-5) ----------------------------------------------------------------------
     def kind_value(self, face: int, k: int) -> int:
@@ -757,6 +775,24 @@ class Game(base.Game):
                 turn[n + 9] = 1
                 turn[n + 10] = state.turns_left
         return np.array(table + turn, dtype=np.float32)
+
+    def global_state(self, state: State) -> np.ndarray:
+        """The global state (:meth:`base.Game.global_state`): ``observe(state, 0)``, whose seats
+        are absolute (everything in 10 000 is public), then the dice to roll now (0 at a decision)
+        and, once the game is over, a flag and the winners. Layout: ``state_slices`` and the table
+        in :mod:`dice_envs.tenthousand_v1`.
+
+        It is a Markov state while every total lies in ``-target .. 2·target`` and the turn total
+        is at most ``2·target``: beyond, they are clipped to those bounds, as in the observation.
+        """
+        n = self.num_players
+        tail = [0] * (n + 2)
+        tail[0] = state.to_roll
+        if state.winners is not None:
+            tail[1] = 1
+            for seat in state.winners:
+                tail[2 + seat] = 1
+        return np.concatenate((self.observe(state, 0), np.array(tail, dtype=np.float32)))
 
     def rules_line(self) -> str:
         """The variants in force, for the table's header: the end rule (TT-8) and every TT-9 variant
