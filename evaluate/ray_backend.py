@@ -171,11 +171,41 @@ def probe_address(address: str) -> None:
         return  # "auto", "local" and the like: Ray resolves them and fails fast itself
     host = host.strip("[]")
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT) as connection:
+            answer = _http2_answer(connection)
     except OSError as exc:
         reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc) or type(exc).__name__)
         raise ValueError(f"cannot reach a Ray cluster at --address {address} ({reason} within {CONNECT_TIMEOUT:.0f} s): "
                          "is `ray start --head` running there, and is the port open?") from None
+    if not (len(answer) == 9 and answer[3] == _SETTINGS):
+        # Something else listens there (a web server, a database): ray.init would spend tens of
+        # seconds and print pages of its own C++ client's warnings before it gave up.
+        heard = f"it answered {answer!r}" if answer else "it sent nothing back"
+        raise ValueError(f"--address {address} is not a Ray cluster: a Ray head (GCS, or the Ray Client server for "
+                         f"ray://) speaks gRPC over HTTP/2, and {heard}; give the address `ray start --head` printed")
+
+
+#: HTTP/2's client connection preface and an empty SETTINGS frame (RFC 9113, 3.4 and 6.5).
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_SETTINGS = 4  # the frame type a server's own preface starts with
+
+
+def _http2_answer(connection: socket.socket) -> bytes:
+    """The first 9 bytes (one frame header) a server sends back to HTTP/2's client preface, or
+    fewer if it closes or stays silent for :data:`CONNECT_TIMEOUT` s. A gRPC server such as Ray's
+    GCS answers with a SETTINGS frame header (type 4 in byte 3)."""
+    connection.settimeout(CONNECT_TIMEOUT)
+    connection.sendall(_PREFACE)
+    answer = b""
+    try:
+        while len(answer) < 9:
+            chunk = connection.recv(9 - len(answer))
+            if not chunk:
+                break
+            answer += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return answer
 
 
 def start_ray(address: str | None, workers: int | None):
