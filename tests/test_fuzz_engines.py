@@ -64,6 +64,9 @@ def check_state(game, state) -> None:
         obs = game.observe(state, seat)
         assert obs.dtype == np.float32 and obs.shape == low.shape
         assert np.all(obs >= low) and np.all(obs <= high), (seat, obs, low, high)
+    whole = game.global_state(state)  # PettingZoo's state(): inside its Box under every option
+    assert whole.dtype == np.float32 and whole.shape == game.state_low.shape
+    assert np.all(whole >= game.state_low) and np.all(whole <= game.state_high), (whole, game.state_slices)
     legal = game.legal_actions(state)
     assert legal == sorted(set(legal)) and all(0 <= a < game.num_actions for a in legal)
     if game.is_terminal(state):
