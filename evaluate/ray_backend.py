@@ -222,15 +222,36 @@ def start_ray(address: str | None, workers: int | None):
         kwargs = dict(include_dashboard=False, logging_level="warning", log_to_driver=True)
         if address:
             probe_address(address)
-            ray.init(address=address, **kwargs)
+            try:
+                ray.init(address=address, **kwargs)
+            except ConnectionError as exc:
+                raise ConnectionError(f"{exc}{auth_hint()}") from None
         else:
             # A small object store: results are a few kB per game and checkpoints are small, and
             # Ray's default (30% of memory) would reserve shared memory other programs need.
             ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20, **kwargs)
         started = True
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     if workers is None:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        workers = cpus
+    elif address and workers > cpus:
+        if started:
+            ray.shutdown()
+        # Each actor takes one CPU: those beyond the cluster's would wait for ever (the run hung).
+        raise ValueError(f"--workers {workers}, but the Ray cluster at {address} has {cpus} CPU{'s' * (cpus != 1)}: "
+                         f"give --workers {cpus} or fewer, or leave it out to use them all")
     return ray, int(workers), started
+
+
+def auth_hint() -> str:
+    """What to try when joining a cluster failed and this shell has not set Ray's token mode:
+    clusters started with ``ray start`` use token authentication from Ray 2.59 on, and a driver
+    sends its token only under ``RAY_AUTH_MODE=token`` (measured with Ray 2.60: the same
+    ``ray.init`` fails without it and joins with it)."""
+    if os.environ.get("RAY_AUTH_MODE"):
+        return ""
+    return ("; if the cluster uses token authentication (`ray start` turns it on from Ray 2.59), set "
+            "RAY_AUTH_MODE=token in this shell (the token is read from RAY_AUTH_TOKEN or ~/.ray/auth_token)")
 
 
 def play_tasks_ray(

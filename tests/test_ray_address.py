@@ -90,3 +90,57 @@ def test_a_closed_port_is_still_told_as_unreachable():
         port = s.getsockname()[1]
     with pytest.raises(ValueError, match=f"cannot reach a Ray cluster at --address 127.0.0.1:{port}"):
         ray_backend.probe_address(f"127.0.0.1:{port}")
+
+
+class _FakeRay:
+    """Just enough of the ``ray`` module for :func:`ray_backend.start_ray` joining a cluster."""
+
+    def __init__(self, cpus: float, fail: str | None = None):
+        self.cpus, self.fail, self.calls = cpus, fail, []
+
+    def is_initialized(self):
+        return False
+
+    def init(self, **kwargs):
+        self.calls.append(("init", kwargs.get("address")))
+        if self.fail:
+            raise ConnectionError(self.fail)
+
+    def cluster_resources(self):
+        return {"CPU": self.cpus}
+
+    def shutdown(self):
+        self.calls.append(("shutdown", None))
+
+
+@pytest.fixture
+def fake_ray(monkeypatch):
+    def install(cpus: float, fail: str | None = None):
+        fake = _FakeRay(cpus, fail)
+        monkeypatch.setattr(ray_backend, "require_ray", lambda: fake)
+        monkeypatch.setattr(ray_backend, "probe_address", lambda address: None)
+        return fake
+
+    return install
+
+
+def test_joining_a_cluster_uses_its_cpus_and_refuses_more_workers(fake_ray):
+    fake = fake_ray(1.0)
+    assert ray_backend.start_ray("10.0.0.1:6379", None) == (fake, 1, True)
+    assert ray_backend.start_ray("10.0.0.1:6379", 1)[1] == 1
+    with pytest.raises(ValueError) as caught:
+        ray_backend.start_ray("10.0.0.1:6379", 2)
+    assert str(caught.value) == ("--workers 2, but the Ray cluster at 10.0.0.1:6379 has 1 CPU: give --workers 1 or "
+                                 "fewer, or leave it out to use them all")  # fmt: skip
+    assert fake.calls[-1] == ("shutdown", None)  # disconnected before refusing
+
+
+def test_a_failed_join_names_the_token_setting(fake_ray, monkeypatch):
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    fake_ray(4.0, fail="Failed to connect to Ray cluster at 10.0.0.1:6379")
+    with pytest.raises(ConnectionError, match=r"^Failed to connect to Ray cluster at 10.0.0.1:6379; if the cluster "
+                       r"uses token authentication .* set RAY_AUTH_MODE=token in this shell"):  # fmt: skip
+        ray_backend.start_ray("10.0.0.1:6379", None)
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    with pytest.raises(ConnectionError, match=r"^Failed to connect to Ray cluster at 10.0.0.1:6379$"):
+        ray_backend.start_ray("10.0.0.1:6379", None)
