@@ -22,6 +22,64 @@ from dice_envs.extras import NotInstalled, missing_package, raise_missing
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
+#: Other names of the games that ``play`` and ``match`` take (as do the games' own names, in any
+#: case): name -> (game, the options the name implies).
+GAME_ALIASES: dict[str, tuple[str, dict]] = {
+    "farkle": ("tenthousand", {"preset": "farkle"}),
+    "10000": ("tenthousand", {}),
+    "ti-tusen": ("tenthousand", {}),
+    "titusen": ("tenthousand", {}),
+}
+
+
+class _GameNames(list):
+    """The ``choices`` of a game argument: lists the games (help, errors) and also takes an alias."""
+
+    def __contains__(self, name: object) -> bool:
+        return list.__contains__(self, name) or name in GAME_ALIASES
+
+
+def _game_word(text: str) -> str:
+    """A game argument as typed, in lower case (``Meyer`` is ``meyer``); aliases are resolved later."""
+    return text.strip().lower()
+
+
+_game_word.__name__ = "game"  # argparse names the type in some messages
+
+
+def resolve_game(name: str) -> tuple[str, dict]:
+    """A game name or alias (:data:`GAME_ALIASES`) as the game and the options the name implies."""
+    word = name.strip().lower()
+    return GAME_ALIASES.get(word, (word, {}))
+
+
+def _with_implied(name: str, implied: dict, options: dict) -> dict:
+    """``options`` with those an alias implies (``farkle``: ``--preset farkle``); a clash is refused."""
+    for key, value in implied.items():
+        given = options.get(key, value)
+        if given != value:
+            flag = "--" + key.replace("_", "-")
+            raise ValueError(
+                f"{name} is {resolve_game(name)[0]} with {flag} {value}; it cannot take {flag} {given}"
+            )
+    return {**options, **implied}
+
+
+def _choice_values(game: str, options: dict) -> dict:
+    """Options with a fixed set of values, matched without regard to case or ``-``/``_``
+    (``--preset DK``, ``--end last-turn-each``); other values are left to the engine's check."""
+    from dice_envs.options import option_choices
+
+    choices = option_choices(game)
+    fixed = dict(options)
+    for key, value in options.items():
+        if key in choices and isinstance(value, str):
+            wanted = value.strip().lower().replace("-", "_")
+            match = [c for c in choices[key] if isinstance(c, str) and c.lower().replace("-", "_") == wanted]
+            if match:
+                fixed[key] = match[0]
+    return fixed
+
 
 #: What the exit status of ``dice-envs`` means (also shown by ``dice-envs --help``).
 EXIT_CODES = {
@@ -160,10 +218,20 @@ def _build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
 
     p_play = sub.add_parser(
-        "play", help="play a game in the terminal against built-in agents", add_help=False, formatter_class=raw
-    )
+        "play", help="play a game in the terminal against built-in agents", add_help=False, formatter_class=raw,
+        description="Play a game in the terminal against built-in agents.\n\n"
+        "At the prompt: `rules` prints the rules as this game is configured (preset and options), `?` shows the\n"
+        "table and your choices again, `q` quits. A game played without --seed prints the seed it drew, so it\n"
+        "can be played again with --seed. At a terminal you are offered another game at the end.",
+        epilog="game names may be written in any case; farkle is tenthousand --preset farkle, and 10000,\n"
+        "ti-tusen and titusen are tenthousand.\n"
+        "opponent `trained` plays only with the game options it was trained with; under other options\n"
+        "(another --num-players, --preset, --target, --lives ...) it is refused with a message naming them.",
+    )  # fmt: skip
     p_play.add_argument("-h", "--help", action="store_true", help="show this help (with a game: its options)")
-    p_play.add_argument("game", nargs="?", choices=GAMES, help=f"the game: {', '.join(GAMES)}")
+    p_play.add_argument(
+        "game", nargs="?", type=_game_word, choices=_GameNames(GAMES), help=f"the game: {', '.join(GAMES)}"
+    )
     p_play.add_argument("--seat", type=whole_number("a seat", 0, 7), default=0, help="your seat (default 0)")
     p_play.add_argument(
         "--opponents",
@@ -174,13 +242,18 @@ def _build_parser() -> argparse.ArgumentParser:
         "as separate words (honest doubter); a SPEC is NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint "
         "path (default: the game's hand-written opponent: heuristic, or doubter in Meyer)",
     )
-    p_play.add_argument("--seed", type=_seed, default=None, help="seeds the dice and the opponents (default: random)")
+    p_play.add_argument(
+        "--seed", type=_seed, default=None,
+        help="seeds the dice and the opponents (default: a random seed, printed so that the game can be replayed)",
+    )  # fmt: skip
 
     p_match = sub.add_parser(
         "match", help="play agents against each other; print standings", add_help=False, formatter_class=raw
     )
     p_match.add_argument("-h", "--help", action="store_true", help="show this help (with a game: its options)")
-    p_match.add_argument("game", nargs="?", choices=GAMES, help=f"the game: {', '.join(GAMES)}")
+    p_match.add_argument(
+        "game", nargs="?", type=_game_word, choices=_GameNames(GAMES), help=f"the game: {', '.join(GAMES)}"
+    )
     p_match.add_argument(
         "--agents",
         nargs="+",
@@ -225,12 +298,24 @@ def _commands() -> list[str]:
     return ["play", "match", "bench", *DISPATCH]
 
 
-def _options_help(game: str) -> str:
-    """The game's options with their defaults, as command-line flags."""
-    from dice_envs.options import option_defaults
+def _options_help(game: str, given: dict | None = None) -> str:
+    """The game's options as command-line flags with their defaults, or, with a preset given
+    (``--preset farkle``, or the name ``farkle``), the values in force under it; options with a fixed
+    set of values list them."""
+    from dice_envs.options import option_choices, option_defaults
 
-    flags = ", ".join(f"--{name.replace('_', '-')} {value!r}" for name, value in option_defaults(game).items())
-    return f"game options of {game} (defaults): {flags}"
+    given = given or {}
+    preset = {key: value for key, value in given.items() if key == "preset"}
+    values = option_defaults(game, preset)
+    choices = option_choices(game)
+    flags = []
+    for name, value in values.items():
+        flag = f"--{name.replace('_', '-')} {value!r}"
+        if name in choices:
+            flag += " {" + ",".join(map(str, choices[name])) + "}"
+        flags.append(flag)
+    what = f"with --preset {preset['preset']}" if preset else "defaults"
+    return f"game options of {game} ({what}): {', '.join(flags)}"
 
 
 def _dispatch(command: str, words: list[str]) -> int:
@@ -275,22 +360,45 @@ def _run(argv: list[str]) -> int:
     sub_parser = commands.choices[args.command]  # the play/match parser
     if args.command == "match":
         sub_parser.epilog = _match_epilog()
+    from dice_envs.options import parse_game_options
+
     if args.help:
         sub_parser.print_help()
         if args.game:
-            print("\n" + _options_help(args.game))
+            game, implied = resolve_game(args.game)
+            try:  # the options help even when the options given are wrong
+                given = _choice_values(game, parse_game_options(game, rest))
+                text = _options_help(game, _with_implied(args.game, implied, given))
+            except ValueError:
+                text = _options_help(game)
+            print("\n" + text)
         return 0
-    if args.command == "play" and args.game is None and args.opponents and args.opponents[-1] in GAMES:
-        args.game = args.opponents.pop()  # `play --opponents honest meyer`: the game came after the SPECs
+    if (
+        args.command == "play" and args.game is None and args.opponents
+        and _game_word(args.opponents[-1]) in _GameNames(GAMES)
+    ):  # fmt: skip
+        # `play --opponents honest meyer`: the game came after the SPECs
+        args.game = _game_word(args.opponents.pop())
     if args.game is None:
         raise ValueError(f"{args.command} needs a game: {', '.join(GAMES)} (run `dice-envs {args.command} --help`)")
-    from dice_envs.options import parse_game_options
-
-    options = parse_game_options(args.game, rest)
+    name = args.game
+    args.game, implied = resolve_game(name)
+    options = _with_implied(name, implied, _choice_values(args.game, parse_game_options(args.game, rest)))
     if args.command == "play":
-        from dice_envs.play import play
+        from dice_envs.play import play_series, stdin_is_terminal, terminal_reader
 
-        play(args.game, options, seat=args.seat, opponents=[spec.strip() for spec in args.opponents or []], seed=args.seed)
+        terminal = stdin_is_terminal()
+        reconfigure = getattr(sys.stdin, "reconfigure", None)
+        # A letter the terminal's encoding garbles is read as a wrong answer, not a crash.
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # a closed or detached stdin
+                pass
+        play_series(
+            args.game, options, seat=args.seat, opponents=[spec.strip() for spec in args.opponents or []],
+            seed=args.seed, read=terminal_reader(echo=not terminal), again=terminal,
+        )  # fmt: skip
         return 0
     from evaluate.match import DEFAULT_AGENTS, play_match, split_agent_words
 
@@ -320,6 +428,52 @@ def _quiet_stdout() -> None:
         pass
 
 
+#: Plain-text stand-ins for the symbols the output uses, where the terminal cannot show them.
+ASCII_SYMBOLS = {chr(0x2680 + face - 1): str(face) for face in range(1, 7)}  # dice faces: their digit
+ASCII_SYMBOLS.update({"\u2192": "->", "\u2190": "<-", "\u2014": "-", "\u2013": "-", "\u00d7": "x"})
+ASCII_SYMBOLS.update({"\u2026": "...", "\u00e6": "ae", "\u00c6": "AE", "\u00f8": "o", "\u00d8": "O"})
+_ASCII_ERRORS = "dice_envs_ascii"
+
+
+def _ascii_stand_in(error: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: each character the output's encoding lacks as a plain stand-in
+    (a die as its digit, an accented letter without its accent), else ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    import unicodedata
+
+    text = error.object[error.start : error.end]
+    out = []
+    for char in text:
+        plain = ASCII_SYMBOLS.get(char)
+        if plain is None:
+            plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode() or "?"
+        out.append(plain)
+    return "".join(out), error.end
+
+
+def fit_output_to_terminal() -> None:
+    """Where stdout or stderr cannot encode the dice (``⚀``; a cp1252 or ASCII console, a Latin-1
+    locale), write what they cannot encode as plain text instead of failing (:data:`ASCII_SYMBOLS`)."""
+    import codecs
+
+    try:
+        codecs.lookup_error(_ASCII_ERRORS)
+    except LookupError:
+        codecs.register_error(_ASCII_ERRORS, _ascii_stand_in)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue
+        try:
+            "\u2680".encode(encoding)
+        except UnicodeEncodeError:
+            reconfigure(errors=_ASCII_ERRORS)
+        except LookupError:  # an encoding Python does not know: leave the stream alone
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``dice-envs`` with ``argv`` (default: the process's arguments); return the exit code.
 
@@ -329,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     a message, so no traceback reaches the user for anything they typed. A package the command
     needs but this installation lacks gives 1 and the ``pip install`` that brings it.
     """
+    fit_output_to_terminal()
     return run_guarded(_run, sys.argv[1:] if argv is None else argv)
 
 
@@ -345,6 +500,9 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except NotInstalled as exc:  # a ValueError, but an installation problem rather than bad usage
         print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    except UnicodeEncodeError as exc:  # a ValueError, but the output's text encoding, not bad usage
+        print(f"{prog}: text could not be written in this output's encoding ({exc})", file=sys.stderr)
         return 1
     except ModuleNotFoundError as exc:  # an optional package imported only once it was needed
         what = f"`{prog} {argv[0]}`" if argv and argv[0] in _commands() else "this command"

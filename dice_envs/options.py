@@ -218,13 +218,36 @@ def option_types(game: str) -> dict[str, Any]:
     return result
 
 
-def option_defaults(game: str) -> dict[str, Any]:
-    """The default value of every option of a game (with its default preset, if it has one)."""
+def option_defaults(game: str, options: dict | None = None) -> dict[str, Any]:
+    """The default value of every option of a game (with its default preset, if it has one).
+
+    With ``options`` (say ``{"preset": "farkle"}``): the values in force under them instead, as the
+    engine resolves them (a preset's table, with any option given overriding its entry).
+
+    >>> option_defaults("tenthousand", {"preset": "farkle"})["opening"]
+    300
+
+    Raises:
+        ValueError: ``options`` the engine refuses.
+    """
     engine_class = game_class(game)
     params = inspect.signature(engine_class.__init__).parameters.values()
     defaults = {p.name: p.default for p in params if p.name != "self" and p.default is not p.empty}
-    defaults.update(getattr(engine_class(), "options", {}) or {})
+    defaults.update(options or {})
+    defaults.update(getattr(engine_class(**(options or {})), "options", {}) or {})
     return defaults
+
+
+def option_choices(game: str) -> dict[str, tuple]:
+    """The options of a game that take one of a few values, with those values, in the engine's order.
+
+    They are the engine's ``CHOICES``, the values its own checks accept, so this list cannot
+    drift from the engine's:
+
+    >>> option_choices("meyer")["claim_rule"]
+    ('at_least', 'higher')
+    """
+    return dict(game_class(game).CHOICES)
 
 
 def option_flag(name: str) -> str:
@@ -299,4 +322,12 @@ def check_game_options(game: str, options: dict, refused: str | None = None) -> 
     return options
 
 
-__all__ = ["check_game_options", "option_defaults", "option_types", "parse_game_options", "parse_value", "type_name"]
+__all__ = [
+    "check_game_options",
+    "option_choices",
+    "option_defaults",
+    "option_types",
+    "parse_game_options",
+    "parse_value",
+    "type_name",
+]

@@ -134,6 +134,9 @@ class Game(abc.ABC):
     #: Attributes that only memoise (filled as states are met, rebuilt on demand). A pickled game
     #: leaves them out, so its size does not grow with how much it has been played.
     _MEMOS: tuple[str, ...] = ()
+    #: The options that take one of a few values, with those values (what ``check_choice`` is
+    #: given, and what ``dice-envs play GAME --help`` lists).
+    CHOICES: dict[str, tuple] = {}
 
     # A game is its options, fixed when it is built, and memo tables: ``copy.deepcopy`` (of a game,
     # or of an env or agent that holds one) shares it instead of copying tables that grow with use.

@@ -206,6 +206,7 @@ class Game(base.Game):
     name = "meyer"
 
     _MEMOS = ("_cache_lives", "_cache_turn", "_cache_history", "_cache_doubt")
+    CHOICES = {"claim_rule": tuple(CLAIM_RULES), "end": tuple(END_RULES)}
 
     def __init__(
         self,
@@ -222,10 +223,10 @@ class Game(base.Game):
         self.num_players = base.check_num_players(num_players)
         self.lives = base.check_int("lives", lives, 1, MAX_LIVES)
         self.lille_meyer = base.check_bool("lille_meyer", lille_meyer)
-        self.claim_rule = base.check_choice("claim_rule", claim_rule, CLAIM_RULES)
+        self.claim_rule = base.check_choice("claim_rule", claim_rule, self.CHOICES["claim_rule"])
         self.blind_reroll = base.check_bool("blind_reroll", blind_reroll)
         self.meyer_costs = base.check_int("meyer_costs", meyer_costs, 1, MAX_LIVES)
-        self.end = base.check_choice("end", end, END_RULES)
+        self.end = base.check_choice("end", end, self.CHOICES["end"])
         self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
         self.history = base.check_int("history", history, 0, MAX_HISTORY)
         self.num_actions = len(ACTION_STRINGS)

@@ -116,6 +116,7 @@ class Game(base.Game):
     name = "syvere"
 
     _MEMOS = ("_heads",)
+    CHOICES = {"next_starter": ("right", "left")}
 
     def __init__(
         self,
@@ -128,7 +129,7 @@ class Game(base.Game):
         self.num_players = base.check_num_players(num_players)
         self.elimination = base.check_int("elimination", elimination, 1, MAX_ELIMINATION)
         self.max_rolls = base.check_int("max_rolls", max_rolls, 1, MAX_ROLLS)
-        self.next_starter = base.check_choice("next_starter", next_starter, ("right", "left"))
+        self.next_starter = base.check_choice("next_starter", next_starter, self.CHOICES["next_starter"])
         self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
         self.num_actions = len(ACTION_STRINGS)
         n = self.num_players

@@ -335,6 +335,7 @@ class Game(base.Game):
     name = "tenthousand"
 
     _MEMOS = ("_legal", "_tables", "_rolls")
+    CHOICES = {"preset": tuple(PRESETS), "end": tuple(ENDS), "n_of_a_kind": tuple(N_OF_A_KIND)}
 
     @classmethod
     def option_names(cls) -> list[str]:
@@ -346,7 +347,7 @@ class Game(base.Game):
 
     def __init__(self, num_players: int = 2, preset: str = "dk", first_starter: int = 0, **options):
         self.num_players = base.check_num_players(num_players)
-        self.preset = base.check_choice("preset", preset, tuple(PRESETS))
+        self.preset = base.check_choice("preset", preset, self.CHOICES["preset"])
         unknown = sorted(set(options) - set(PRESETS[preset]))
         if unknown:
             allowed = ", ".join(["num_players", "preset", "first_starter", *PRESETS[preset]])
@@ -366,7 +367,7 @@ class Game(base.Game):
                 )
         self.opening = base.check_int("opening", o["opening"], 0, self.target)
         self.min_bank = base.check_int("min_bank", o["min_bank"], 0, self.target)
-        self.end = base.check_choice("end", o["end"], ENDS)
+        self.end = base.check_choice("end", o["end"], self.CHOICES["end"])
         self.hot_dice_must_roll = base.check_bool("hot_dice_must_roll", o["hot_dice_must_roll"])
         self.over_threshold = base.check_bool("over_threshold", o["over_threshold"])
         self.confirm_combinations = base.check_bool("confirm_combinations", o["confirm_combinations"])
@@ -385,7 +386,7 @@ class Game(base.Game):
         self.four_and_pair_is_three_pairs = base.check_bool(
             "four_and_pair_is_three_pairs", o["four_and_pair_is_three_pairs"]
         )
-        self.n_of_a_kind = base.check_choice("n_of_a_kind", o["n_of_a_kind"], N_OF_A_KIND)
+        self.n_of_a_kind = base.check_choice("n_of_a_kind", o["n_of_a_kind"], self.CHOICES["n_of_a_kind"])
         self.first_starter = base.check_int("first_starter", first_starter, 0, self.num_players - 1)
         self.options = {key: getattr(self, key) for key in PRESETS[preset]}
         self.num_actions = NUM_ACTIONS

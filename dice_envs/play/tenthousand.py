@@ -2,8 +2,9 @@
 
 Input, case and spaces ignored:
 
-* ``1 5`` or ``15``: keep a 1 and a 5 and roll the rest (faces alone roll on);
-* ``15 r`` / ``15 roll``: the same; ``15 b`` / ``15 bank`` / ``15 stop``: keep them and bank;
+* ``1 5``, ``15`` or ``1,5``: keep a 1 and a 5 and roll the rest (faces alone roll on);
+* ``15 r`` / ``15r`` / ``15 roll``: the same; ``15 b`` / ``15b`` / ``15 bank`` / ``15 stop``: keep them
+  and bank;
 * ``b`` / ``bank`` alone: bank after the keep that adds the most to your total (under
   ``exact_target`` a bank past the target adds nothing, TT-9d).
 
@@ -12,16 +13,109 @@ The loop also takes the rule book's strings, ``keep 15 roll`` and ``keep 15 bank
 
 from __future__ import annotations
 
+import re
+
 from dice_envs import dice as dice_mod
 from dice_envs.games import tenthousand as tt
 from dice_envs.games.base import seat_names
 
 ROLL_WORDS = ("r", "roll", "k", "kast", "slå")
+#: The words of an answer: runs of digits, and runs of anything else but spaces (so ``15b`` is
+#: ``15`` then ``b``).
+_TOKENS = re.compile(r"[0-9]+|[^0-9\s]+")
+#: A player line of the engine's table: ``  player_0:   1200  <- to play, not on the list yet``.
+_PLAYER_LINE = re.compile(r"(  player_\d+: +-?\d+)  (.*)")
+#: The engine's mark of a player with no bank yet (TT-7), which the table here words again.
+_ENGINE_UNOPENED = "not on the list yet"
 BANK_WORDS = ("b", "bank", "s", "stop", "stopp")
 HELP = (
-    "Type the faces to keep, e.g. '1 5' or '15', then r to roll on or b to bank ('15 b'); "
+    "Type the faces to keep, e.g. '1 5' or '15', then r to roll on or b to bank ('15 b' or '15b'); "
     "faces alone roll on; 'b' alone banks with the keep that scores the most."
 )
+
+
+def _opening_matters(game: tt.Game) -> bool:
+    """Whether a player's first bank needs something later banks do not (TT-7): not under
+    ``farkle``, where every bank needs the same."""
+    return game.opening != game.min_bank
+
+
+def render_for(game: tt.Game, state: tt.State, seat: int) -> str:
+    """The engine's table, with a player who has not banked yet marked "not opened yet" and the
+    opening it needs (the engine says "not on the list", the Danish "på listen"); no mark where the
+    first bank needs what every bank needs."""
+    unopened = f"not opened yet (first bank needs {game.opening})" if _opening_matters(game) else ""
+    lines = []
+    for line in game.render(state).split("\n"):
+        match = _PLAYER_LINE.fullmatch(line)
+        if match is not None:
+            marks = [unopened if mark == _ENGINE_UNOPENED else mark for mark in match.group(2).split(", ")]
+            line = f"{match.group(1)}  {', '.join(m for m in marks if m)}".rstrip()
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _kinds(game: tt.Game, face: int) -> str:
+    return "/".join(str(game.score((face,) * k)) for k in (4, 5, 6))
+
+
+def rules(game: tt.Game) -> str:
+    """The rules in force (TT-2..TT-9), from the game's options and scoring."""
+    target = game.target
+    score = game.score
+    pairs = (
+        "4-4-6-6-6-6 counts too" if game.four_and_pair_is_three_pairs else "three different values: 4-4-6-6-6-6 does not"
+    )
+    end = {
+        "finish_round": f"when someone reaches {target}, the rest of that round is played (everyone has as many turns)",
+        "last_turn_each": f"when someone reaches {target}, everyone else gets one last turn",
+        "immediate": f"the first to reach {target} wins at once",
+    }[game.end]
+    if game.end != "immediate":
+        end += ";\n  then the highest total wins (level totals share the win)"
+    lines = [
+        f"Ten thousand (10 000), preset {game.preset}, {game.num_players} players: collect points; the goal is {target}.",
+        f"- Your turn starts with a roll of {tt.NUM_DICE} dice. Set aside scoring dice (at least one), then roll",
+        "  the rest (r) or bank the turn's points (b). A roll without scoring dice is a bust: the turn's",
+        "  points are lost.",
+        f"- Scores (only within one roll): a 1 = {score((1,))}, a 5 = {score((5,))}; three 1s = {score((1, 1, 1))}, "
+        f"three 2s..6s = {score((2, 2, 2))}..{score((6, 6, 6))};",
+        f"  four/five/six of a kind: 3s {_kinds(game, 3)}, 1s {_kinds(game, 1)}; straight 1-6 = {game.straight};",
+        f"  three pairs = {game.three_pairs} ({pairs}).",
+        "- Hot dice: with all six dice set aside you roll all six again and the turn goes on"
+        + ("; you may not bank then." if game.hot_dice_must_roll else "; or you bank."),
+    ]
+    if _opening_matters(game):
+        later = f"later banks need {game.min_bank}" if game.min_bank else "later banks need no minimum"
+        lines.append(
+            f"- Your first bank opens you (Danish: \"på listen\") and needs {game.opening} points in the turn;\n"
+            f"  {later}."
+        )
+    elif game.min_bank:
+        lines.append(f"- Every bank needs {game.min_bank} points in the turn.")
+    if game.over_threshold:
+        start = f"At {target - 1000} or more" if target > 1000 else "Always"
+        lines.append(f"- {start} you may bank only to reach {target}.")
+    if game.confirm_combinations:
+        lines.append(
+            "- After setting aside a combination of several dice you may bank only after a later single 1 or 5."
+        )
+    if game.exact_target:
+        lines.append(
+            f"- Exact target: a bank that would pass {target} scores 0; you win by reaching {target} exactly."
+        )
+    if game.bust_penalty:
+        k = game.bust_penalty_after
+        busts = "a bust" if k == 1 else f"{k} busts in a row"
+        cost = "costs" if k == 1 else "cost"
+        lines.append(
+            f"- {busts[0].upper()}{busts[1:]} {cost} {game.bust_penalty} points (totals may go below 0)."
+        )
+    lines.append(f"- End: {end}.")
+    lines.append(
+        "Type the faces to keep, then r or b: '15 r', '15b'; 'b' alone banks the keep that adds the most."
+    )
+    return "\n".join(lines)
 
 
 def _count(k: int, face: int) -> str:
@@ -50,9 +144,12 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
     lines.append(line)
     keeps, banks, passing = [], [], []
     total = state.totals[state.player]
+    refused = 0
     for sel, value, reason in game.bank_refusals(state):
-        keeps.append(f"{_name(sel)} ({value})")
+        hot = ", hot dice" if len(sel) == len(roll) else ""  # TT-4: all six set aside, six to roll again
+        keeps.append(f"{_name(sel)} ({value}{hot})")
         if reason is not None:
+            refused += 1
             continue
         if game.bank_gain(state, value) == 0:  # TT-9d: past the target
             passing.append(_name(sel))
@@ -69,6 +166,8 @@ def describe(game: tt.Game, state: tt.State, seat: int) -> str:
         lines.append(f"  No bank yet: {no_bank_reason(game, state)}")
     elif not banks and len(passing) < len(keeps):
         lines.append(f"  No bank that scores: {no_bank_reason(game, state)}")
+    elif refused:  # some keeps may be banked, others not: say why those are left out
+        lines.append(f"  Not bankable: {no_bank_reason(game, state)}")
     if state.pending and game.confirm_combinations:
         lines.append("  Your last combination still needs a single 1 or 5 to confirm it (TT-9c).")
     if state.turns_left is not None:
@@ -98,11 +197,31 @@ def _group_reason(game: tt.Game, reason: str, best: int) -> str:
     start = f"at {game.target - 1000} or more " if game.target > 1000 else ""
     return {
         "hot_dice": "hot dice must be rolled again (TT-4)",
-        "opening": f"the first bank needs {game.opening} points in the turn, {most} (TT-7)",
+        "opening": f"the first bank needs {game.opening} points in the turn, {most} (TT-7)"
+        if _opening_matters(game)
+        else f"a bank needs {game.min_bank} points in the turn, {most} (TT-7)",
         "min_bank": f"a bank needs {game.min_bank} points in the turn, {most} (TT-7)",
         "confirm": "a combination must be confirmed by a later single 1 or 5 first (TT-9c)",
         "over_threshold": f"{start}you may bank only to reach {game.target} (TT-9b)",
     }[reason]
+
+
+def refusal(game: tt.Game, state: tt.State, selection=None) -> str | None:
+    """The engine's :meth:`~dice_envs.games.tenthousand.Game.bank_refusal`, but where the first bank
+    needs what every bank needs (``farkle``) a refused first bank is told as every bank's minimum."""
+    text = game.bank_refusal(state, selection)
+    if text is None or _opening_matters(game) or state.opened[state.player]:
+        return text
+    if selection is None:  # the engine explains its most valuable keep
+        sel, value, reason = max(game.bank_refusals(state), key=lambda r: r[1])
+    else:
+        sel = dice_mod.normalize(selection)
+        value, reason = next((v, r) for s, v, r in game.bank_refusals(state) if s == sel)
+    if reason != "opening":
+        return text
+    return (
+        f"a bank needs at least {game.min_bank} points in the turn; you would have {state.turn_total + value} (TT-7)"
+    )
 
 
 def no_bank_reason(game: tt.Game, state: tt.State) -> str:
@@ -115,7 +234,7 @@ def no_bank_reason(game: tt.Game, state: tt.State) -> str:
             groups.setdefault(reason, []).append((value, _name(sel)))
     every = sum(map(len, groups.values())) == len(refusals)
     if every and len(groups) == 1:
-        return str(game.bank_refusal(state))  # the engine's own words
+        return str(refusal(game, state))  # the engine's own words
     parts = []
     for i, (reason, keeps) in enumerate(groups.items()):
         if every and i == len(groups) - 1 and len(keeps) > 1:
@@ -156,7 +275,7 @@ def _not_scoring_message(game: tt.Game, sel: tuple[int, ...]) -> str:
 
 def parse(game: tt.Game, state: tt.State, text: str) -> int:
     """The person's input as a legal action id, or ``ValueError`` saying what is wrong."""
-    words = text.lower().replace(",", " ").split()
+    words = _TOKENS.findall(text.lower().replace(",", " "))
     if words and words[0] == "keep":
         words = words[1:]
     bank = None
@@ -204,7 +323,7 @@ def parse(game: tt.Game, state: tt.State, text: str) -> int:
     if game.score(sel) is None:
         raise ValueError(_not_scoring_message(game, sel))
     if bank:
-        reason = game.bank_refusal(state, sel)
+        reason = refusal(game, state, sel)
         if reason is not None:
             raise ValueError(f"you cannot bank after keeping {_name(sel)}: {reason}. Type '{_name(sel)} r' to roll on.")
     return tt.encode_action(sel, bool(bank))
