@@ -53,6 +53,26 @@ def resolve_game(name: str) -> tuple[str, dict]:
     return GAME_ALIASES.get(word, (word, {}))
 
 
+def add_game_argument(parser: argparse.ArgumentParser, **kwargs) -> None:
+    """The positional ``game`` of a subcommand: a game's name in any case, or an alias
+    (:data:`GAME_ALIASES`); resolve it with :func:`game_and_options`."""
+    parser.add_argument("game", type=_game_word, choices=_GameNames(GAMES), **kwargs)
+
+
+def game_and_options(name: str, words: list[str]) -> tuple[str, dict]:
+    """The game a name or alias stands for and its options from the command line's ``words``, with
+    those the alias implies (``farkle``: ``--preset farkle``) and choice values matched as ``play``
+    matches them (``--preset DK``).
+
+    Raises:
+        ValueError: a bad option or value, or one that contradicts the alias.
+    """
+    from dice_envs.options import parse_game_options
+
+    game, implied = resolve_game(name)
+    return game, _with_implied(name, implied, _choice_values(game, parse_game_options(game, words)))
+
+
 def _with_implied(name: str, implied: dict, options: dict) -> dict:
     """``options`` with those an alias implies (``farkle``: ``--preset farkle``); a clash is refused."""
     for key, value in implied.items():
@@ -381,9 +401,7 @@ def _run(argv: list[str]) -> int:
         args.game = _game_word(args.opponents.pop())
     if args.game is None:
         raise ValueError(f"{args.command} needs a game: {', '.join(GAMES)} (run `dice-envs {args.command} --help`)")
-    name = args.game
-    args.game, implied = resolve_game(name)
-    options = _with_implied(name, implied, _choice_values(args.game, parse_game_options(args.game, rest)))
+    args.game, options = game_and_options(args.game, rest)
     if args.command == "play":
         from dice_envs.play import play_series, stdin_is_terminal, terminal_reader
 

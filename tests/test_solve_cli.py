@@ -157,3 +157,16 @@ def test_points_banked_without_opened_is_refused(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["banked"] == -500
     assert main(["solve", "tenthousand", "--preset", "dk", "--opening", "0", "--banked", "500", *words]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["opened"] is False
+
+
+def test_solve_takes_game_names_in_any_case_and_the_aliases(capsys):
+    """As `play` does: `solve MEYER`, `solve Farkle` (= tenthousand --preset farkle); a contradiction is refused."""
+    from dice_envs.cli import main as cli_main
+
+    assert cli_main(["solve", "MEYER", "--lives", "1", "--no-progress"]) == 0
+    assert capsys.readouterr().out.startswith("Meyer, two players, 1 life")
+    assert cli_main(["solve", "farkle", "--preset", "dk"]) == 2
+    assert capsys.readouterr().err.strip() == "dice-envs: farkle is tenthousand with --preset farkle; it cannot take --preset dk"
+    assert cli_main(["solve", "Farkle", "--cap", "300", "--no-progress", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert (summary["options"]["opening"], summary["options"]["three_pairs"]) == (300, 750)  # farkle's, not dk's

@@ -108,7 +108,7 @@ from pathlib import Path
 from typing import Callable
 
 from dice_envs import strict_json
-from dice_envs.cli import whole_number
+from dice_envs.cli import add_game_argument, game_and_options, whole_number
 from dice_envs.progress import optional_progress_bar
 
 GAMES = ("syvere", "tenthousand", "meyer")
@@ -152,7 +152,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,  # a prefix must never swallow a game option
     )
-    parser.add_argument("game", choices=GAMES)
+    add_game_argument(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object (with 'value') as the last line")
     parser.add_argument("--bench", action="store_true", help="time the solve (built afresh) and measure its peak memory")
     parser.add_argument("--cache-dir", default=None, help="directory of the solver tables")
@@ -635,10 +635,8 @@ def main(argv: list[str] | None = None) -> int:
         ValueError: a bad game, option, flag or value (the message names it).
     """
     args, rest = _parser().parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    args.game, options = game_and_options(args.game, rest)  # `solve farkle`, `solve Meyer`
     _check_flags(args)
-    from dice_envs.options import parse_game_options
-
-    options = parse_game_options(args.game, rest)
     cache_dir = Path(args.cache_dir) if args.cache_dir else None
     progress = not args.no_progress
     summary = compute(args.game, options, args, cache_dir=cache_dir, progress=progress)
