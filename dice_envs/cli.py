@@ -109,6 +109,7 @@ EXIT_CODES = {
     2: "bad usage or a bad value (the message names it), a named file that does not exist or is not of its kind "
     "among them",
     130: "interrupted (Ctrl-C)",
+    143: "terminated (SIGTERM) while a tournament played: the games finished so far are kept in its store",
     141: "the output pipe was closed (as by `| head -1`); nothing is printed",
 }
 

@@ -9,7 +9,8 @@ every step changed (a bust, a penalty, the end phase: the engine's ``change_line
 table after it.
 
 Both raise ``ValueError`` for bad input; ``dice_envs.cli.main`` prints ``dice-envs: <message>``
-and exits with status 2.
+and exits with status 2. A tournament stopped by SIGTERM while it plays ends its worker processes,
+keeps the games finished so far in its store, says so in one line and exits with 143 (Ctrl-C: 130).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import tempfile
 
 from dice_envs import strict_json
-from dice_envs.cli import Parser, add_max_decisions_argument, whole_number
+from dice_envs.cli import Parser, add_game_argument, add_max_decisions_argument, game_and_options, whole_number
 from dice_envs.extras import install_hint, raise_missing
 from dice_envs.registry import ENVS
 
@@ -64,14 +65,25 @@ def _check_writable(path: str, what: str) -> None:
 def check_output_paths(db: str | None, report: str | None) -> None:
     """Check ``--db`` and ``--report`` before any game is played (an error naming the flag):
     ``--report`` must be a directory or not exist yet, and each must be writable where it will be
-    made (missing directories are created).
+    made. Missing directories are created for ``--report`` and for the default stores' directory
+    (``results/`` of :data:`DEFAULT_DB`); a ``--db`` in any other directory that does not exist is
+    refused (``ValueError``), as a typo in its path would otherwise scatter stores around.
     """
     if report is not None:
         if os.path.exists(report) and not os.path.isdir(report):
             raise ValueError(f"--report {report} is a file; give a directory for the report's files")
         _check_writable(report, f"--report {report}")
     if db is not None and not os.path.exists(db):
-        _check_writable(os.path.dirname(os.path.abspath(db)), f"--db {db}")
+        parent = os.path.dirname(os.path.abspath(db))
+        default_dir = os.path.abspath(os.path.dirname(DEFAULT_DB))
+        if parent != default_dir and not os.path.isdir(parent):
+            ancestor = parent
+            while not os.path.exists(ancestor):
+                ancestor = os.path.dirname(ancestor)
+            if not os.path.isdir(ancestor):
+                raise ValueError(f"--db {db}: {ancestor} is a file, not a directory")
+            raise ValueError(f"--db {db}: the directory {parent} does not exist; create it first, or give another path")
+        _check_writable(parent, f"--db {db}")
 
 
 def tournament_parser() -> argparse.ArgumentParser:
@@ -86,7 +98,7 @@ def tournament_parser() -> argparse.ArgumentParser:
             "Game options go after the game's name as --name value (see dice-envs play GAME --help)."
         ),
     )
-    parser.add_argument("game", choices=GAMES)
+    add_game_argument(parser)  # any case, and the aliases (farkle = tenthousand --preset farkle)
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC",
         help="the entrants: NAME, NAME:KEY=VALUE,..., MODULE:CLASS[:KEY=VALUE,...] (a class of your own) or a "
@@ -108,7 +120,7 @@ def tournament_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--workers", type=whole_number("the number of workers", 1), default=None, metavar="K",
-        help="processes (default: the number of cores)",
+        help="processes (default: the number of cores; joining a Ray cluster with --address, its CPUs)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the results as JSON on the last line")
     parser.add_argument(
@@ -145,13 +157,13 @@ def tournament_main(argv: list[str]) -> int:
     Raises:
         ValueError: a bad SPEC, game option, results store or count, with a clear message.
     """
-    from dice_envs.options import option_defaults, parse_game_options
+    from dice_envs.options import option_defaults
     from evaluate.ratings import default_method, leaderboard
     from evaluate.report import SeatBreakdown, pictures_available, print_leaderboard, report_json, write_report
-    from evaluate.tournament import run_tournament
+    from evaluate.tournament import Terminated, run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
-    options = parse_game_options(args.game, rest)
+    args.game, options = game_and_options(args.game, rest)
     for flag, value in (("--db", args.db), ("--report", args.report)):
         if value == "":
             raise ValueError(f"{flag} needs a path, got an empty one")
@@ -170,21 +182,26 @@ def tournament_main(argv: list[str]) -> int:
     if args.report and not pictures_available():
         print(f"dice-envs tournament: the report will have no pictures, as matplotlib is not installed "
               f"({install_hint('matplotlib')})", file=sys.stderr)  # fmt: skip
-    result = run_tournament(
-        args.game,
-        args.agents,
-        games=args.games,
-        seed=args.seed,
-        options=options,
-        num_players=args.num_players,
-        db=db,
-        workers=args.workers,
-        dice=args.dice,
-        progress=not args.quiet,
-        backend=args.backend,
-        address=args.address,
-        max_decisions=args.max_decisions,
-    )
+    try:
+        result = run_tournament(
+            args.game,
+            args.agents,
+            games=args.games,
+            seed=args.seed,
+            options=options,
+            num_players=args.num_players,
+            db=db,
+            workers=args.workers,
+            dice=args.dice,
+            progress=not args.quiet,
+            backend=args.backend,
+            address=args.address,
+            max_decisions=args.max_decisions,
+        )
+    except Terminated:  # SIGTERM while playing: stopped as by Ctrl-C, the games finished so far kept
+        kept = f"the games finished so far are kept in {db} and the same command plays the rest" if db else "--no-db: nothing kept"
+        print(f"\ndice-envs: terminated (SIGTERM); {kept}", file=sys.stderr)
+        return 143
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
     opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
     title = (
@@ -193,7 +210,7 @@ def tournament_main(argv: list[str]) -> int:
     )
     out = sys.stdout
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)
-    seats = SeatBreakdown.of_result(result)
+    seats = SeatBreakdown.of_result(result, order=lb.labels)  # in leaderboard order, best first
     print("\n" + seats.text(), file=sys.stderr if args.json else out)
     if result.played_now:
         workers = f"{result.workers} worker{'s' if result.workers != 1 else ''}"
@@ -213,7 +230,7 @@ def tournament_main(argv: list[str]) -> int:
     )
     print(summary, file=sys.stderr if args.json else out)
     if args.report:
-        written = write_report(args.report, result, lb, seats=seats)
+        written = write_report(args.report, result, lb, seats=seats, title=title)
         print(f"report: {', '.join(written)}", file=sys.stderr if args.json else out)
     if args.json:
         data = report_json(result, lb, seats=seats)

@@ -295,6 +295,8 @@ def play_tasks_ray(
         raise ValueError(f"max_retries must be a whole number >= 0, got {max_retries!r}")
     began = time.perf_counter()  # Ray's own start (a local instance: seconds) counts in the start-up
     ray, workers, started = start_ray(address, workers)
+    if progress is not None:
+        progress.workers = workers
     if not tasks:
         if started:
             ray.shutdown()
@@ -331,7 +333,7 @@ def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, 
         # second count from here, so that they say how fast games are played.
         if progress.enabled:
             now = time.perf_counter()
-            print(f"Ray: {workers} workers ready in {now - began:.1f} s (Ray {start - began:.1f} s, the workers "
+            print(f"Ray: {workers} worker{'s' * (workers != 1)} ready in {now - began:.1f} s (Ray {start - began:.1f} s, the workers "
                   f"{now - start:.1f} s)", file=sys.stderr, flush=True)  # fmt: skip
         progress.start = time.perf_counter()
     size = size or batch_size(len(tasks), workers)

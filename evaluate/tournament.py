@@ -50,7 +50,9 @@ import pickle
 import queue
 import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from multiprocessing.pool import ExceptionWithTraceback
@@ -623,11 +625,77 @@ def build_agents(game, specs: Sequence[str], labels: Sequence[str]) -> dict:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(game_name: str, options: dict, specs: list, labels: list, prebuilt) -> None:
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the process playing a tournament (``kill``, ``timeout``, a scheduler
+    stopping the job): raised in its main thread by :func:`sigterm_as_interrupt`. It is a
+    ``KeyboardInterrupt``, so everything Ctrl-C stops cleanly it stops the same way: the games
+    finished so far are stored, the worker processes are ended, the store is closed. The
+    command line says so in one line and exits with 143 (128 + SIGTERM's 15)."""
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread instead of
+    killing the process outright, so that a tournament stopped by it ends its workers and keeps
+    its games as under Ctrl-C. Only where SIGTERM still has its default action, in the main thread
+    (a program with a handler of its own keeps it); the handler is put back after the block. A
+    second SIGTERM while the first is being handled kills the process at once, as by default."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def terminate(signum, frame) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated("terminated (SIGTERM)")
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+#: ``prctl`` option asking the kernel for a signal when the parent process dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_exit(signum, frame) -> None:
+    """A worker's SIGTERM handler: leave quietly (``SystemExit`` is not reported as an error).
+
+    Raising rather than dying at once unwinds the worker, so a lock it holds is released: an idle
+    worker waits for its next games holding the pool's task-queue lock, and one killed with it
+    held would leave the parent's ``Pool.terminate`` waiting for that lock for ever (as when
+    SIGTERM reaches the whole process group: ``timeout``, a scheduler stopping a job)."""
+    raise SystemExit(0)
+
+
+def _end_with_parent(parent: int) -> None:
+    """Have this worker end when its parent process dies (Linux: ``PR_SET_PDEATHSIG`` sends it
+    SIGTERM, :func:`_worker_exit`). A parent killed outright (SIGKILL, out of memory) would
+    otherwise leave its workers playing, and each would print a BrokenPipeError traceback when it
+    sent its games back into the closed pipe. Elsewhere nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # no libc or no prctl: nothing to ask for
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(0)
+
+
+def _worker_init(game_name: str, options: dict, specs: list, labels: list, prebuilt, parent: int | None = None) -> None:
     """Pool initializer: the engine and the agents (inherited when forked, else built here)."""
     # Ctrl-C reaches every process of the terminal's group: the parent stops the pool, and a
     # worker that raised KeyboardInterrupt too would only print its own traceback first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM ends a worker quietly (the pool's terminate sends it; a forked worker would
+    # otherwise inherit the parent's sigterm_as_interrupt and raise), and so does its parent's death.
+    signal.signal(signal.SIGTERM, _worker_exit)
+    if parent is not None:
+        _end_with_parent(parent)
     # A forked torch would otherwise keep its parent's intra-op thread count: one thread per
     # worker is what a process pool wants, and avoids OpenMP pools that do not survive a fork.
     torch = sys.modules.get("torch")
@@ -686,6 +754,9 @@ class Progress:
         self._last = self.start
         self._rich = None
         self.description = description
+        #: The workers the run really used, where only the backend knows it (the CPUs of a Ray
+        #: cluster joined without --workers); None otherwise.
+        self.workers: int | None = None
         if not self.enabled:
             return
         try:
@@ -833,14 +904,40 @@ def play_tasks(
             gc.freeze()
         try:
             pool = ctx.Pool(
-                workers, initializer=_worker_init, initargs=(game_name, options, list(specs), list(labels), prebuilt)
+                workers, initializer=_worker_init,
+                initargs=(game_name, options, list(specs), list(labels), prebuilt, os.getpid()),
             )
         finally:
             if fork:
                 gc.unfreeze()
         with pool:
-            _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
+            try:
+                _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
+            except BaseException:
+                _end_pool(pool)
+                raise
     return [done[task.key] for task in tasks]
+
+
+#: Seconds :func:`_end_pool` gives the pool's own ``terminate`` before killing its workers.
+END_POOL_SECONDS = 3.0
+
+
+def _end_pool(pool, timeout: float = END_POOL_SECONDS) -> None:
+    """End a pool after a failure or an interrupt (Ctrl-C, SIGTERM) without hanging on it.
+
+    The pool's ``terminate`` is run in a helper thread. It needs its workers' pipes to be whole:
+    a worker that SIGTERM (sent to the whole process group) ended in the middle of sending its
+    games leaves half a message, which the pool's result thread then waits on for ever. So after
+    ``timeout`` seconds the workers still there are killed and the helper is left behind (a daemon
+    thread, which does not keep the process from exiting)."""
+    ender = threading.Thread(target=pool.terminate, name="end-pool", daemon=True)
+    ender.start()
+    ender.join(timeout)
+    if ender.is_alive():
+        for process in getattr(pool, "_pool", []):
+            if process.exitcode is None:
+                process.kill()
 
 
 def _drain_pool(pool, chunks: Iterable[list[GameTask]], window: int, finished: Callable) -> None:
@@ -1089,8 +1186,9 @@ def run_tournament(
     tasks = schedule(labels, num_players, games, seed, dice, max_decisions)
     if backend == "ray":
         _refuse_checkpoint_parameters(game_name, specs)
-    workers = default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+    if workers is None and not (backend == "ray" and address):
+        workers = default_workers()  # joining a cluster, Ray's backend takes all its CPUs
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1):
         raise ValueError(f"--workers must be a whole number >= 1, got {workers!r}")
     setting = (game_name, env_id(game_name), effective_options(game_name, game))
     if db is not None:
@@ -1139,20 +1237,21 @@ def run_tournament(
         bar = Progress(len(missing), f"{game_name}: {len(labels)} agents", enabled=progress)
         start = time.perf_counter()
         try:
-            played = play_tasks(
-                game_name,
-                {**options, "num_players": num_players},
-                specs,
-                labels,
-                missing,
-                workers=workers,
-                on_records=store_records if store is not None else None,
-                progress=bar,
-                game=game,
-                agents=agents,
-                backend=backend,
-                address=address,
-            )
+            with sigterm_as_interrupt():
+                played = play_tasks(
+                    game_name,
+                    {**options, "num_players": num_players},
+                    specs,
+                    labels,
+                    missing,
+                    workers=workers,
+                    on_records=store_records if store is not None else None,
+                    progress=bar,
+                    game=game,
+                    agents=agents,
+                    backend=backend,
+                    address=address,
+                )
         except GameTooLong as exc:
             if store is None:
                 raise
@@ -1190,7 +1289,7 @@ def run_tournament(
         len(missing),
         seconds,
         db,
-        workers_used(int(workers), len(missing), backend),
+        workers_used(int(bar.workers or workers or 1), len(missing), backend),
         stored_now=stored_now if store is not None else None,
     )
 

@@ -141,7 +141,7 @@ def test_bootstrap_0_leaves_the_rating_intervals_out(capsys, tmp_path, monkeypat
     out = capsys.readouterr().out
     assert "no rating intervals (bootstrap 0)" in out
     assert not re.search(r"\[(-?\d+\.\d), \1\]", out), out  # no zero-width "interval"
-    assert "≈" not in out
+    assert "> :" not in out  # no marks of separation without intervals
 
 
 def test_the_plain_leaderboard_shows_no_interval_without_bootstrap():
@@ -150,7 +150,7 @@ def test_the_plain_leaderboard_shows_no_interval_without_bootstrap():
 
     result = run_tournament("syvere", ["heuristic", "random"], games=3, workers=1, progress=False)
     text = leaderboard(result.labels, result.records, bootstrap=0).text()
-    assert NO_INTERVALS in text and "~ next" not in text
+    assert NO_INTERVALS in text and "> :" not in text
     assert not re.search(r"\[(-?\d+\.\d), \1\]", text), text
     assert re.search(r"\[-?\d+\.\d, -?\d+\.\d\]", leaderboard(result.labels, result.records, bootstrap=40).text())
 
@@ -178,11 +178,20 @@ def no_games(monkeypatch, tmp_path):
     return ["tournament", "syvere", "--agents", "heuristic", "random", "--games", "2", "--quiet"]
 
 
-def test_a_db_or_report_in_missing_directories_goes_on_to_play(no_games, tmp_path):
-    """Missing directories of ``--db`` and ``--report`` are made by the writers, as the README's
-    ``--report reports/meyer`` needs: the check lets them through."""
+def test_a_report_in_missing_directories_goes_on_to_play_but_a_db_there_is_refused(no_games, tmp_path, capsys):
+    """Missing directories of ``--report`` are made by the writer, as the README's ``--report
+    reports/meyer`` needs, and so is the default store's ``results/``; a ``--db`` in a directory
+    that does not exist is refused before any game (review F9: a typo scattered stores around),
+    and nothing is created."""
     with pytest.raises(Played):
-        cli.main([*no_games, "--db", str(tmp_path / "missing" / "x.sqlite"), "--report", "reports/meyer"])
+        cli.main([*no_games, "--report", "reports/meyer"])
+    with pytest.raises(Played):
+        cli.main([*no_games, "--db", "results/other.sqlite"])  # the default stores' directory
+    db = tmp_path / "missing" / "x.sqlite"
+    assert cli.main([*no_games, "--db", str(db)]) == 2
+    assert _err(capsys) == (f"dice-envs: --db {db}: the directory {tmp_path / 'missing'} does not exist; "
+                            "create it first, or give another path\n")  # fmt: skip
+    assert not (tmp_path / "missing").exists()
 
 
 @pytest.mark.parametrize("where", ["proc", "under a file", "a file", "db under a file"])

@@ -79,8 +79,10 @@ def test_the_leaderboard_flags_neighbours_it_cannot_separate():
     lb = leaderboard(list(truth), two_player_records(truth, 100, np.random.default_rng(5)), seed=1)
     top, second, third = lb.rows
     assert {top.label, second.label} == {"twin1", "twin2"}
-    assert not top.separated  # the twins' intervals overlap
-    assert "~ next" in lb.text()
+    assert not top.separated  # the twins' difference is not shown to be other than 0 ...
+    assert top.diff_next_low < 0 < top.diff_next_high
+    assert lb.vs_next(top).startswith("  +") and lb.vs_next(second).startswith("> +")  # ... the weak one's is
+    assert "no > : not shown to differ" in lb.text()
     assert third.separated is None  # the last row has nobody below it: unknown
 
 

@@ -86,7 +86,8 @@ def test_no_intervals_and_the_last_row_are_unknown_not_separated():
     for row in data["rows"]:
         assert row["rating_low"] is None and row["rating_high"] is None and row["separated"] is None
     assert all(v["low"] is None and v["high"] is None for v in lb.ratings().values())
-    assert "~ next" not in lb.text() and "-" in lb.text()
+    assert "-" in lb.text() and "> :" not in lb.text()  # no intervals, and no marks of separation either
+    assert lb.vs_next(lb.rows[0]) == f"  {lb.rows[0].diff_next:+.1f}"  # the difference alone
     with_intervals = leaderboard(["a", "b"], games, bootstrap=40)
     assert with_intervals.rows[-1].separated is None  # nothing follows the last row
     assert isinstance(with_intervals.rows[0].separated, bool)

@@ -346,3 +346,17 @@ def test_an_agents_exception_keeps_the_finished_games_and_stops_as_locally(ray_i
     keys = [r.task.key for r in stored]
     assert len(keys) == len(set(keys)) and task.key not in keys
     assert {t.key for t in tasks[:failing]} <= set(keys)  # its batch's first games too
+
+
+@pytest.mark.ray
+def test_joining_a_cluster_uses_its_cpus_and_refuses_more(ray_instance):
+    """With --address and no --workers, as many workers as the cluster has CPUs (2 here), not this
+    machine's cores; more than it has are refused, where the extra actors waited for ever."""
+    from evaluate.tournament import run_tournament
+
+    joined = run_tournament("meyer", ["random", "honest"], games=40, seed=1, db=None, progress=False,
+                            backend="ray", address="auto")  # fmt: skip
+    assert joined.workers == 2 and joined.played_now == 80
+    with pytest.raises(ValueError, match=r"^--workers 3, but the Ray cluster at auto has 2 CPUs: give --workers 2"):
+        run_tournament("meyer", ["random", "honest"], games=40, seed=1, db=None, progress=False, backend="ray",
+                       address="auto", workers=3)  # fmt: skip

@@ -39,8 +39,8 @@ def test_report_files_exist_and_pictures_have_the_expected_size(tmp_path, meyer_
     written = write_report(str(tmp_path), meyer_result, lb)
     names = sorted(os.path.basename(p) for p in written)
     assert names == sorted(
-        ["leaderboard.csv", "head_to_head.csv", "seats.csv", "report.json", "head_to_head.png", "ratings.png",
-         "bluffing.csv", "bluffing_by_context.csv", "bluffing.png"]
+        ["leaderboard.csv", "head_to_head.csv", "seats.csv", "report.json", "leaderboard.md", "head_to_head.png",
+         "ratings.png", "bluffing.csv", "bluffing_by_context.csv", "bluffing.png"]
     )  # fmt: skip
     assert sorted(os.listdir(tmp_path)) == names
     for kind in ("head_to_head", "ratings", "bluffing"):
@@ -140,19 +140,23 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_print_leaderboard_marks_overlapping_neighbours(meyer_result):
+def test_print_leaderboard_marks_neighbours_that_differ(meyer_result):
     pytest.importorskip("rich")
     lb = leaderboard(meyer_result.labels, meyer_result.records, bootstrap=40)
-    overlapping = not all(r.separated for r in lb.rows[:-1])
+    separated = any(r.separated for r in lb.rows[:-1])
     terminal = Terminal()
     print_leaderboard(lb, "title", file=terminal)  # rich's table on a terminal ...
     text = terminal.getvalue()
     assert all(label in text for label in meyer_result.labels)
-    assert ("≈" in text) == overlapping and "┃" in text
+    assert all(lb.vs_next(r).strip() in text for r in lb.rows[:-1])  # each difference from the next
+    assert ("> +" in text) == separated and "┃" in text
+    flat = " ".join(text.split())
+    assert all(" ".join(line.split()) in flat for line in lb.legend())  # the same legend as the plain text
+    assert "not shown to differ, which is not evidence that they are equal" in flat
     log = io.StringIO()
     print_leaderboard(lb, "title", file=log)  # ... plain text in a file or a pipe
     assert log.getvalue() == f"title\n{lb.text()}\n"
-    assert ("~ next" in log.getvalue()) == overlapping and "┃" not in log.getvalue()
+    assert ("> +" in log.getvalue()) == separated and "┃" not in log.getvalue()
 
 
 def _kept_figures(monkeypatch):
@@ -174,7 +178,9 @@ def test_ratings_picture_shows_its_colour_key_under_any_title(tmp_path, monkeypa
     ax = kept[-1].axes[0]
     assert ax.get_title() == "a title of the caller's"
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("not separated" in t for t in texts)
+    assert any("not shown to differ from the next" in t for t in texts)
+    notes = [t.get_text() for t in ax.texts]  # each difference from the next, right of the plot
+    assert all(lb.vs_next(r) in notes for r in lb.rows[:-1]) and "vs next" in notes
 
 
 def test_bluffing_legend_is_clear_of_the_data(tmp_path, monkeypatch, meyer_result):

@@ -4,6 +4,9 @@ their seat in each game, so that ``winprob`` plays its true role in a ``dk`` rou
 
 The expected numbers are recomputed here from the game records (grouping them into deals, and
 Kish's effective sample size of the deals' mean shares), not read from :class:`SeatBreakdown`.
+The table's interval is Wilson's with that effective number, at Student's t quantile with
+``deals - 1`` degrees of freedom (:func:`_t975`), not capped at the games (review F5), and
+Wilson's over the deals below 20 deals.
 """
 
 from __future__ import annotations
@@ -21,6 +24,27 @@ from evaluate.match import play_match
 from evaluate.report import SEATS_CSV_COLUMNS, SeatBreakdown, report_json
 from evaluate.stats import wilson
 from evaluate.tournament import GameRecord, GameTask, build_agents, build_game, play_game, play_table, replay_states, run_tournament
+
+
+def _t975(df: int) -> float:
+    """Student's t 97.5% quantile, from scipy where it is installed (the dev extra), else from the
+    report's own expansion (checked against scipy in tests/test_h2h_intervals.py)."""
+    try:
+        from scipy.stats import t
+    except ImportError:
+        from evaluate.report import t_quantile_975
+
+        return t_quantile_975(df)
+    return float(t.ppf(0.975, df))
+
+
+def _clustered(means: list[float]) -> tuple[int, tuple[float, float]]:
+    """The effective number of games of the deals' mean shares (sample variance, never fewer than
+    the deals) and the interval the table's row must have."""
+    m, p = len(means), statistics.fmean(means)
+    n_eff = max(m * p * (1 - p) / statistics.variance(means), m)
+    count = round(n_eff)
+    return count, wilson(p * count, count, z=_t975(m - 1))[1:]
 
 
 def _deals(records) -> dict[tuple, list]:
@@ -45,7 +69,7 @@ def test_copies_of_a_deterministic_agent_on_common_dice_count_deals_not_games():
         cell = seats.seat_share(s)
         assert cell.share == pytest.approx(won / 120) and cell.games == 120
         assert cell.samples == 60 and cell.unit == "effective"
-        assert (cell.low, cell.high) == pytest.approx(wilson(won / 2, 60)[1:])
+        assert (cell.low, cell.high) == pytest.approx(wilson(won / 2, 60, z=_t975(59))[1:])
         as_games = wilson(won, 120)  # what counting the games would claim: too narrow
         assert cell.high - cell.low > 1.3 * (as_games[2] - as_games[1])
     # The copies' cells are the same games; the text says so and where to go instead.
@@ -82,12 +106,11 @@ def test_different_agents_count_between_the_deals_and_the_games_by_how_the_rotat
     for s in (0, 1):
         means = [sum(r.win_shares()[s] for r in g) / len(g) for g in deals.values()]
         p = statistics.fmean(means)
-        kish = round(len(means) * p * (1 - p) / statistics.pvariance(means))
-        expected = min(different, max(300, kish))
+        expected, interval = _clustered(means)
         cell = seats.seat_share(s)
         assert cell.samples == expected and 300 < expected < 600  # the rotations differ, but not as independent games
         assert cell.share == pytest.approx(p)
-        assert (cell.low, cell.high) == pytest.approx(wilson(p * expected, expected)[1:])
+        assert (cell.low, cell.high) == pytest.approx(interval)
     # An entrant's games in one seat are one per deal: independent, counted as games.
     for label in result.labels:
         for s in (0, 1):
@@ -98,24 +121,55 @@ def test_different_agents_count_between_the_deals_and_the_games_by_how_the_rotat
     assert seats.seat_share(0).share + seats.seat_share(1).share == pytest.approx(1.0)
 
 
-def test_tied_deals_played_alike_still_count_as_one_game_each():
-    """A tie varies less than a win or a loss, so Kish's number alone would count more than the
-    deals; but a deal whose rotations were one game is one game, whatever its result."""
+def _records(outcomes, vary: bool = False) -> list[GameRecord]:
+    """Two rotations per deal, ending as ``outcomes[deal]`` says: the winning seats of both, or a
+    pair of them (rotation 0's, rotation 1's); the rotations are one game (the same log) unless
+    ``vary`` or their results differ."""
+    records = []
+    for deal, winners in enumerate(outcomes):
+        pair = winners if isinstance(winners[0], tuple) else (winners, winners)
+        for rotation in (0, 1):
+            log = ["6", deal, *([rotation] if vary or pair[0] != pair[1] else [])]
+            records.append(GameRecord(GameTask(0, ("a", "b"), deal, rotation), (0.0, 0.0), pair[rotation], (0, 0), log, 1))
+    return records
+
+
+def _seat0_means(outcomes) -> list[float]:
+    def share(w):
+        return 0.5 if len(w) == 2 else float(w == (0,))
+
+    return [(share(w[0]) + share(w[1])) / 2 if isinstance(w[0], tuple) else share(w) for w in outcomes]
+
+
+def test_the_table_interval_is_over_the_deals_and_not_capped_at_the_games():
+    """The interval comes from the spread of the deals' averages (review F5: a cap at the different
+    games printed a real first-player advantage as insignificant). Below 20 deals the spread is too
+    uncertain, and the interval is Wilson's over the deals."""
     outcomes = [(0,)] * 4 + [(1,)] * 3 + [(0, 1)] * 3  # seat 0 wins, seat 1 wins, a tie
-    records = [
-        GameRecord(GameTask(0, ("a", "b"), deal, rotation), (0.0, 0.0), winners, (0, 0), ["6", deal], 1)
-        for deal, winners in enumerate(outcomes)
-        for rotation in (0, 1)
-    ]
-    seats = SeatBreakdown.of_records(records, ["a", "b"], 2)
-    means = [0.5 if len(w) == 2 else float(w == (0,)) for w in outcomes]
-    p = statistics.fmean(means)
-    assert len(means) * p * (1 - p) / statistics.pvariance(means) > 14  # the uncapped count
-    assert (seats.deals_alike, seats.distinct_games, seats.seat_share(0).samples) == (10, 10, 10)
-    # The same results in games that differed between the rotations: counted up to the games.
-    varied = [GameRecord(r.task, r.returns, r.winners, r.scores, [*r.log, r.task.rotation], 1) for r in records]
-    seats = SeatBreakdown.of_records(varied, ["a", "b"], 2)
-    assert (seats.deals_alike, seats.distinct_games, seats.seat_share(0).samples) == (0, 20, 14)
+    for vary in (False, True):
+        seats = SeatBreakdown.of_records(_records(outcomes, vary), ["a", "b"], 2)
+        cell = seats.seat_share(0)
+        assert (seats.deals_alike, seats.distinct_games) == ((0, 20) if vary else (10, 10))
+        assert (cell.samples, cell.unit) == (10, "deals")  # 10 deals: Wilson's over them
+        assert (cell.low, cell.high) == pytest.approx(wilson(cell.share * 10, 10)[1:])
+    # 40 deals of those kinds, each one game in both rotations: a tie varies less than a win or a
+    # loss, so the deals are worth more than themselves, and more than the 40 different games.
+    outcomes = outcomes * 4
+    expected, interval = _clustered(_seat0_means(outcomes))
+    seats = SeatBreakdown.of_records(_records(outcomes), ["a", "b"], 2)
+    cell = seats.seat_share(0)
+    assert seats.distinct_games == 40 < expected < 80
+    assert (cell.samples, cell.unit) == (expected, "effective")
+    assert (cell.low, cell.high) == pytest.approx(interval)
+    # Deals whose rotations split (each seat wins once: the dice favoured seat 0 in neither) are
+    # worth more than their games: the interval is narrower than Wilson's over the games.
+    split = [((0,), (1,))] * 30 + [(0,)] * 6 + [(1,)] * 4
+    expected, interval = _clustered(_seat0_means(split))
+    cell = SeatBreakdown.of_records(_records(split), ["a", "b"], 2).seat_share(0)
+    assert expected > 80 and (cell.samples, cell.unit) == (expected, "effective")
+    assert (cell.low, cell.high) == pytest.approx(interval)
+    as_games = wilson(cell.share * 80, 80)
+    assert cell.high - cell.low < as_games[2] - as_games[1]
 
 
 def test_a_table_of_three_and_a_match_cut_short_inside_a_deal():
