@@ -32,12 +32,16 @@ def filled(tmp_path):
     stale = cache.save("syvere-turn", 0, {"max_rolls": 3}, table, tmp_path)
     foreign = cache.save("no-such-solver", 1, {}, table, tmp_path)
     (tmp_path / "meyer_equilibrium-v2-0000000000000000.npz").write_bytes(b"not a zip")
-    old_tmp = tmp_path / ".syvere-turn-v1-abc.npz.x1.tmp"
+    old_tmp = tmp_path / ".syvere-turn-v1-0123456789abcdef.npz.x1.tmp"
     old_tmp.write_bytes(b"x" * 10)
     two_hours_ago = time.time() - 7200
     os.utime(old_tmp, (two_hours_ago, two_hours_ago))
-    (tmp_path / ".syvere-turn-v1-abc.npz.x2.tmp").write_bytes(b"y" * 20)
+    (tmp_path / ".syvere-turn-v1-0123456789abcdef.npz.x2.tmp").write_bytes(b"y" * 20)
     (tmp_path / "notes.txt").write_text("mine")
+    # A user's own files beside the tables: not the cache's names, so never listed nor removed.
+    np.savez(tmp_path / "my_results.npz", a=np.arange(3))
+    (tmp_path / ".editor.tmp").write_bytes(b"z")
+    os.utime(tmp_path / ".editor.tmp", (two_hours_ago, two_hours_ago))
     return tmp_path, current, stale, foreign
 
 
@@ -49,8 +53,8 @@ def test_inventory_tells_each_status(filled):
         stale.name: "stale",
         foreign.name: "stale",
         "meyer_equilibrium-v2-0000000000000000.npz": "unreadable",
-        ".syvere-turn-v1-abc.npz.x1.tmp": "leftover",
-        ".syvere-turn-v1-abc.npz.x2.tmp": "writing",
+        ".syvere-turn-v1-0123456789abcdef.npz.x1.tmp": "leftover",
+        ".syvere-turn-v1-0123456789abcdef.npz.x2.tmp": "writing",
     }
     entry = next(e for e in cache.inventory(directory) if e.path == current)
     assert (entry.solver, entry.version, entry.options, entry.size) == ("syvere-turn", 1, {"max_rolls": 3},
@@ -70,7 +74,8 @@ def test_prune_removes_only_what_no_longer_serves(filled, capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0] == f"removed 4 files ({cache_cli.size_text(freed)}) from {directory}"
     left = sorted(p.name for p in directory.iterdir())
-    assert left == sorted([".syvere-turn-v1-abc.npz.x2.tmp", current.name, "notes.txt"])
+    assert left == sorted([".syvere-turn-v1-0123456789abcdef.npz.x2.tmp", current.name, "notes.txt", "my_results.npz",
+                           ".editor.tmp"])  # fmt: skip
     assert cache.load("syvere-turn", 1, {"max_rolls": 3}, directory)["v"].tolist() == list(range(1000))
     assert "removable" not in out
 
@@ -79,7 +84,8 @@ def test_clear_removes_every_table_but_not_a_file_being_written(filled, capsys):
     directory, *_ = filled
     assert cache_cli.main(["--cache-dir", str(directory), "--clear"]) == 0
     assert capsys.readouterr().out.startswith("removed 5 files")
-    assert sorted(p.name for p in directory.iterdir()) == [".syvere-turn-v1-abc.npz.x2.tmp", "notes.txt"]
+    assert sorted(p.name for p in directory.iterdir()) == [".editor.tmp", ".syvere-turn-v1-0123456789abcdef.npz.x2.tmp",
+                                                           "my_results.npz", "notes.txt"]  # fmt: skip
 
 
 def test_listing_changes_nothing_and_says_what_is_removable(filled, capsys):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -170,10 +171,16 @@ def _read_key(path: Path) -> dict | None:
     return key
 
 
+#: The names the cache writes (:func:`cache_path`) and its temporary files (:func:`atomic_open`):
+#: nothing else in the directory is looked at, let alone removed (a user's own ``.npz`` beside them).
+TABLE_NAME = re.compile(r"[a-z][a-z0-9_-]*-v\d+-[0-9a-f]{16}\.npz")
+TEMPORARY_NAME = re.compile(r"\.([a-z][a-z0-9_-]*-v\d+-[0-9a-f]{16}\.npz)\.[^/]+\.tmp")
+
+
 def inventory(cache_dir: str | os.PathLike | None = None, now: float | None = None) -> list[Entry]:
     """Every table and temporary file in the cache directory, sorted by solver and name (no
-    directory yet: an empty list). Only names the cache writes are looked at: ``*.npz`` and the
-    ``.*.tmp`` files of :func:`atomic_open`."""
+    directory yet: an empty list). Only names the cache writes are looked at
+    (:data:`TABLE_NAME`, :data:`TEMPORARY_NAME`); other files are left out."""
     directory = Path(cache_dir or default_cache_dir())
     if not directory.is_dir():
         return []
@@ -183,11 +190,11 @@ def inventory(cache_dir: str | os.PathLike | None = None, now: float | None = No
         if not path.is_file():
             continue
         stat = path.stat()
-        if path.name.startswith(".") and path.name.endswith(".tmp"):
+        if TEMPORARY_NAME.fullmatch(path.name):
             status = "leftover" if now - stat.st_mtime > LEFTOVER_SECONDS else "writing"
             entries.append(Entry(path, stat.st_size, stat.st_mtime, status))
             continue
-        if path.suffix != ".npz":
+        if not TABLE_NAME.fullmatch(path.name):
             continue
         key = _read_key(path)
         if key is None:
