@@ -37,11 +37,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 from dice_envs import strict_json
 from dice_envs.extras import NotInstalled
@@ -172,6 +175,8 @@ def probe_address(address: str) -> None:
     host = host.strip("[]")
     try:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT) as connection:
+            if _tls():  # a TLS cluster answers a plain preface with nothing it would say to Ray
+                return
             answer = _http2_answer(connection)
     except OSError as exc:
         reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc) or type(exc).__name__)
@@ -188,6 +193,12 @@ def probe_address(address: str) -> None:
 #: HTTP/2's client connection preface and an empty SETTINGS frame (RFC 9113, 3.4 and 6.5).
 _PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
 _SETTINGS = 4  # the frame type a server's own preface starts with
+
+
+def _tls() -> bool:
+    """Whether Ray speaks TLS here (``RAY_USE_TLS``, Ray's own switch): then only the TCP
+    connection is probed, the plain HTTP/2 preface meaning nothing to such a server."""
+    return os.environ.get("RAY_USE_TLS", "0").strip().lower() in ("1", "true", "yes")
 
 
 def _http2_answer(connection: socket.socket) -> bytes:
@@ -220,16 +231,13 @@ def start_ray(address: str | None, workers: int | None):
     started = False
     if not ray.is_initialized():
         kwargs = dict(include_dashboard=False, logging_level="warning", log_to_driver=True)
-        if address:
-            probe_address(address)
-            try:
-                ray.init(address=address, **kwargs)
-            except ConnectionError as exc:
-                raise ConnectionError(f"{exc}{auth_hint()}") from None
-        else:
-            # A small object store: results are a few kB per game and checkpoints are small, and
-            # Ray's default (30% of memory) would reserve shared memory other programs need.
-            ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20, **kwargs)
+        with _sigterm_kept():
+            if address:
+                join_ray(ray, address, **kwargs)
+            else:
+                # A small object store: results are a few kB per game and checkpoints are small, and
+                # Ray's default (30% of memory) would reserve shared memory other programs need.
+                ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20, **kwargs)
         started = True
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     if workers is None:
@@ -241,6 +249,32 @@ def start_ray(address: str | None, workers: int | None):
         raise ValueError(f"--workers {workers}, but the Ray cluster at {address} has {cpus} CPU{'s' * (cpus != 1)}: "
                          f"give --workers {cpus} or fewer, or leave it out to use them all")
     return ray, int(workers), started
+
+
+def join_ray(ray, address: str, **kwargs) -> None:
+    """``ray.init(address=...)`` after :func:`probe_address`, a failure naming the token setting
+    (:func:`auth_hint`): the tournaments' and the RLlib trainer's way to join a cluster."""
+    probe_address(address)
+    try:
+        ray.init(address=address, **kwargs)
+    except ConnectionError as exc:
+        raise ConnectionError(f"{exc}{auth_hint()}") from None
+
+
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """Keep this process's own SIGTERM handler across ``ray.init``, which replaces it with one that
+    calls ``sys.exit`` (measured with Ray 2.60): a tournament's handler (``sigterm_as_interrupt``) stops
+    the run as Ctrl-C does and says so; without this, SIGTERM under ``--backend ray`` exited with 15 and
+    no message. Only a handler someone installed is put back, in the main thread; the default is left
+    to Ray."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if main and callable(before):
+            signal.signal(signal.SIGTERM, before)
 
 
 def auth_hint() -> str:

@@ -648,11 +648,11 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         raise Terminated("terminated (SIGTERM)")
 
-    signal.signal(signal.SIGTERM, terminate)
+    before = signal.signal(signal.SIGTERM, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, before)  # the default, as checked above
 
 
 #: ``prctl`` option asking the kernel for a signal when the parent process dies (Linux).

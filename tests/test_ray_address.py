@@ -144,3 +144,40 @@ def test_a_failed_join_names_the_token_setting(fake_ray, monkeypatch):
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
     with pytest.raises(ConnectionError, match=r"^Failed to connect to Ray cluster at 10.0.0.1:6379$"):
         ray_backend.start_ray("10.0.0.1:6379", None)
+
+
+@pytest.mark.parametrize("server", [b"\x15\x03\x03\x00\x02\x02\x46"], indirect=True)  # a TLS alert
+def test_a_tls_cluster_is_probed_for_its_connection_only(server, monkeypatch):
+    monkeypatch.setenv("RAY_USE_TLS", "1")
+    ray_backend.probe_address(f"127.0.0.1:{server.port}")  # no preface sent, no refusal
+    assert server.received == b""
+
+
+def test_ray_init_keeps_the_tournaments_sigterm_handler(fake_ray):
+    """ray.init replaces SIGTERM's handler with its own sys.exit (Ray 2.60); a handler installed
+    before it, a tournament's, is put back, so SIGTERM still stops the run with its message."""
+    import signal
+
+    fake = fake_ray(2.0)
+
+    def rays_own(signum, frame):
+        raise SystemExit(signum)
+
+    def init(**kwargs):
+        fake.calls.append(("init", kwargs.get("address")))
+        signal.signal(signal.SIGTERM, rays_own)
+
+    fake.init = init
+
+    def ours(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, ours)
+    try:
+        ray_backend.start_ray("10.0.0.1:6379", None)
+        assert signal.getsignal(signal.SIGTERM) is ours
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        ray_backend.start_ray(None, 2)  # no handler of ours: Ray's stays
+        assert signal.getsignal(signal.SIGTERM) is rays_own
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -143,3 +143,31 @@ def test_sigterm_handler_is_only_taken_where_sigterm_has_its_default_action():
             assert signal.getsignal(signal.SIGTERM) is mine  # a program's own handler is kept
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.mark.ray
+def test_sigterm_under_ray_stops_the_tournament_in_one_line(tmp_path):
+    """ray.init puts its own SIGTERM handler (sys.exit) in place of the tournament's: without
+    putting ours back, the run exited with 15 and said nothing."""
+    pytest.importorskip("ray")
+    db = tmp_path / "t.sqlite"
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    proc = subprocess.Popen(_cli(db, "--backend", "ray"), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, env=env)  # fmt: skip
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline and proc.poll() is None and _stored(db) < 500:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be signalled; raise DEALS"
+        os.kill(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == (f"dice-envs: terminated (SIGTERM); the games finished so far are kept in "
+                                            f"{db} and the same command plays the rest")  # fmt: skip
+    assert "Traceback" not in err
+    stored = _stored(db)
+    assert 500 <= stored < TOTAL

@@ -555,7 +555,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     Returns:
         The run summary (also written to ``run_dir/summary.json``).
     """
-    from evaluate.ray_backend import auth_hint, probe_address, require_ray
+    from evaluate.ray_backend import join_ray, require_ray
 
     ray = require_ray("training with RLlib (--backend rllib)")
     options = dict(options or {})
@@ -598,11 +598,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         if not ray.is_initialized():
             kwargs = dict(include_dashboard=False, logging_level="warning")
             if address:
-                probe_address(address)
-                try:
-                    ray.init(address=address, **kwargs)
-                except ConnectionError as exc:
-                    raise ConnectionError(f"{exc}{auth_hint()}") from None
+                join_ray(ray, address, **kwargs)
             else:
                 ray.init(num_cpus=max(1, env_runners + 1), object_store_memory=256 * 2**20, **kwargs)
             started = True
