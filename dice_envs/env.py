@@ -191,7 +191,8 @@ class DiceGameEnv(AECEnv):
         self.action_spaces = {agent: ActionSpace(self.game.num_actions) for agent in self.possible_agents}
         # PettingZoo's optional global state (state()); an attribute, as PettingZoo's own envs
         # have it and as turn_based_aec_to_parallel reads it.
-        self.state_space = spaces.Box(low=self.game.state_low, high=self.game.state_high, dtype=np.float32)
+        if hasattr(self.game, "state_low"):  # a game of its own that defines no global state has none
+            self.state_space = spaces.Box(low=self.game.state_low, high=self.game.state_high, dtype=np.float32)
         self._rng: np.random.Generator | None = None
         self._dice: dice_mod.DiceStream | None = None
         self._masks: dict[tuple[int, ...], np.ndarray] = {}

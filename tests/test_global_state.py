@@ -441,3 +441,19 @@ def test_meyer_the_final_state_names_the_winner():
     assert part(g, v, "lives").tolist() == [0, 1] and part(g, v, "to_act").tolist() == [0, 0]
     assert part(g, v, "doubt_seen").tolist() == [1] and part(g, v, "doubt_dice").tolist() == [3, 2]
     assert part(g, v, "doubt_loser").tolist() == [1, 0] and part(g, v, "cup_present").tolist() == [0]
+
+
+def test_a_game_of_its_own_without_a_global_state_still_builds():
+    """global_state is not abstract: a Game subclass written before it existed can still be made
+    (it raises only when asked for the state)."""
+    from dice_envs.games import base
+
+    assert "global_state" not in base.Game.__abstractmethods__
+    class Mine(base.Game):  # every abstract method, none of the global state
+        pass
+
+    for name in base.Game.__abstractmethods__:
+        setattr(Mine, name, lambda self, *args: None)
+    Mine.__abstractmethods__ = frozenset()
+    with pytest.raises(NotImplementedError, match="Mine defines no global state"):
+        Mine().global_state(None)

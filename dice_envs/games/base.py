@@ -270,7 +270,6 @@ class Game(abc.ABC):
             ValueError: ``player`` is not a seat of this game (:func:`seat_index`).
         """
 
-    @abc.abstractmethod
     def global_state(self, state) -> np.ndarray:
         """The global state: one float32 vector within ``state_low`` .. ``state_high``, for
         centralised critics (PettingZoo's ``state()``, as for MAPPO or QMIX).
@@ -288,7 +287,14 @@ class Game(abc.ABC):
         for the log) is left out. At a terminal state it is the final state, with the winners.
         ``state_slices`` names its parts; each game's docstring lists them. It is computed only
         when asked for: nothing in ``apply_action``, ``apply_chance`` or ``observe`` builds it.
+
+        Not abstract, so that a game written before it existed still builds: such a game raises
+        here, and its env has no ``state_space``.
+
+        Raises:
+            NotImplementedError: the game defines no global state.
         """
+        raise NotImplementedError(f"{type(self).__name__} defines no global state (global_state, state_low, state_high)")
 
     def observe_public(self, state, player: int) -> np.ndarray:
         """:meth:`observe` without what only ``player`` may know: the same layout, with what is
