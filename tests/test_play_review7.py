@@ -104,7 +104,8 @@ def test_TT9_the_10000_rules_take_the_options_given():
                                   bust_penalty_after=1))  # fmt: skip
     for part in ("the goal is 5000", "straight 1-6 = 2500", "the first to reach 5000 wins at once",
                  "At 4000 or more you may bank only to reach 5000", "a later single 1 or 5",
-                 "a bank that would pass 5000 scores 0", "A bust costs 100 points"):  # fmt: skip
+                 "a bank that would pass 5000 scores 0", "A bust costs 100 points",
+                 "A bank that reaches 5000 exactly is always allowed"):  # TT-9d  # fmt: skip
         assert part in text, part
 
 
@@ -115,7 +116,8 @@ def test_ME2_ME4_ME6_ME7_the_meyer_rules_are_the_options():
         assert part in text, part
     text = meyer_hooks.rules(meyer.Game(num_players=3, lives=3, claim_rule="higher", lille_meyer=False,
                                         meyer_costs=2, end="first_out", blind_reroll=True))  # fmt: skip
-    for part in ("3 lives each", "strictly higher", "Nothing beats 21", "costs 2 lives", "Blind reroll",
+    for part in ("3 lives each", "strictly higher", "Nothing beats 21", "costs whoever loses the doubt 2 lives",
+                 "Blind reroll",
                  "first player to lose all their lives loses", "31 is an ordinary roll", "> 32 > 31"):  # fmt: skip
         assert part in text, part
     assert "Lille Meyer" not in text.replace("31 is an ordinary roll", "")

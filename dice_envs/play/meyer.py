@@ -68,9 +68,8 @@ def rules(game: meyer.Game) -> str:
     cost = game.meyer_costs
     lines += [
         "- When the cup is lifted: dice below the claim were a lie, and the claimer loses a life; otherwise the",
-        "  doubter loses one"
-        + (f" (a doubted {meyer.CLAIM_NAMES[meyer.MEYER]} costs {cost} lives)" if cost != 1 else "")
-        + ".",
+        "  doubter loses one."
+        + (f" A doubted {meyer.CLAIM_NAMES[meyer.MEYER]} costs whoever loses the doubt {cost} lives." if cost != 1 else ""),
         "- The doubter starts the next round (if they are out, the next player still in).",
         "Type d (doubt), b (believe)" + (", r (blind reroll)" if game.blind_reroll else "")
         + ", or a claim: 54, 5 4, meyer" + (", lille meyer" if game.lille_meyer else "") + ".",

@@ -102,7 +102,8 @@ def rules(game: tt.Game) -> str:
         )
     if game.exact_target:
         lines.append(
-            f"- Exact target: a bank that would pass {target} scores 0; you win by reaching {target} exactly."
+            f"- Exact target: a bank that would pass {target} scores 0; you win by reaching {target} exactly.\n"
+            f"  A bank that reaches {target} exactly is always allowed (no minimum bank or opening applies)."
         )
     if game.bust_penalty:
         k = game.bust_penalty_after
