@@ -238,6 +238,47 @@ def option_defaults(game: str, options: dict | None = None) -> dict[str, Any]:
     return defaults
 
 
+def _differences(values: dict, reference: dict) -> list[str]:
+    """``name=value`` for every entry of ``values`` that ``reference`` lacks or holds otherwise, by name."""
+    missing = object()
+    return [
+        f"{name}={value}" for name, value in sorted(values.items()) if reference.get(name, missing) != value
+    ]
+
+
+def options_summary(game: str, options: dict) -> str:
+    """Game options in a few words: what differs from the game's defaults, ``""`` if nothing does.
+
+    A game with presets (10 000's ``dk``, ``no``, ``farkle``) is told as a preset and what differs
+    from it: the preset ``options`` name (``preset``), else the preset they differ least from, and
+    always named (``preset=dk`` too), since the preset says most of the rules. ``options`` may hold
+    every option in force (a built engine's) or only some (those not given are the defaults'); a
+    name that is no option of the game is listed as it is.
+
+    >>> options_summary("meyer", {"lives": 2, "claim_rule": "at_least"})
+    'lives=2'
+    >>> farkle = option_defaults("tenthousand", {"preset": "farkle"})  # every option in force
+    >>> options_summary("tenthousand", {**farkle, "target": 1000})
+    'preset=farkle, target=1000'
+    >>> from dice_envs.games.tenthousand import PRESETS
+    >>> options_summary("tenthousand", {**PRESETS["no"], "target": 2000})  # the nearest preset
+    'preset=no, target=2000'
+    """
+    defaults = option_defaults(game)
+    values = dict(options)
+    presets = getattr(inspect.getmodule(game_class(game)), "PRESETS", {}) or {}
+    if not presets:
+        return ", ".join(_differences(values, defaults))
+    named = values.pop("preset", None)
+    if named in presets:
+        preset = named
+    else:
+        preset = min(presets, key=lambda name: len(_differences(values, presets[name])))
+        if named is not None:
+            values["preset"] = named  # not one of the game's presets: shown as it is
+    return ", ".join([f"preset={preset}", *_differences(values, {**defaults, **presets[preset]})])
+
+
 def option_choices(game: str) -> dict[str, tuple]:
     """The options of a game that take one of a few values, with those values, in the engine's order.
 
@@ -327,6 +368,7 @@ __all__ = [
     "option_choices",
     "option_defaults",
     "option_types",
+    "options_summary",
     "parse_game_options",
     "parse_value",
     "type_name",

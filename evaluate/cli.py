@@ -159,7 +159,9 @@ def tournament_main(argv: list[str]) -> int:
     """
     from dice_envs.options import option_defaults
     from evaluate.ratings import default_method, leaderboard
-    from evaluate.report import SeatBreakdown, pictures_available, print_leaderboard, report_json, write_report
+    from evaluate.report import (
+        SeatBreakdown, pictures_available, print_leaderboard, report_json, setting_text, write_report,
+    )  # fmt: skip
     from evaluate.tournament import Terminated, run_tournament
 
     args, rest = tournament_parser().parse_known_args(argv)
@@ -203,11 +205,7 @@ def tournament_main(argv: list[str]) -> int:
         print(f"\ndice-envs: terminated (SIGTERM); {kept}", file=sys.stderr)
         return 143
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
-    opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
-    title = (
-        f"{args.game} ({opts}), tables of {result.num_players}, {len(result.records)} games "
-        f"({args.games} deals per table x {result.num_players} rotations), seed {args.seed}, {result.dice} dice"
-    )
+    title = setting_text(result)  # the report's setting line too (leaderboard.md, the pictures)
     out = sys.stdout
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)
     seats = SeatBreakdown.of_result(result, order=lb.labels)  # in leaderboard order, best first

@@ -72,13 +72,15 @@ Example (a Bradley-Terry fit on made-up results: ``a`` beats ``b`` 3 times in 4)
 
 from __future__ import annotations
 
+import itertools
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from evaluate.stats import Z95, mean_ci, wilson
+from evaluate.stats import MIN_CLUSTER_DEALS, Z95, deal_clustered_share, deal_key, mean_ci, wilson
 
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 PRIOR_TIES = 1.0  # virtual tied games per pair of entrants that met
@@ -471,6 +473,264 @@ class Row:
         return self.interval_source == WIDENED_SOURCE
 
 
+# -- head to head ---------------------------------------------------------------------------------
+#: ``interval_source`` of a head-to-head cell: the deal-clustered interval (:func:`deal_clustered_share`).
+DEALS_SOURCE = "deals"
+#: ``interval_source`` of a head-to-head cell under common dice where the deals cannot give a
+#: clustered interval: Wilson's over the deals (see :class:`PairCell`).
+WILSON_DEALS_SOURCE = "wilson-deals"
+#: ``interval_source`` of a head-to-head cell under independent dice where the deals cannot give a
+#: clustered interval: Wilson's over the games, each rotation an independent game (see :class:`PairCell`).
+WILSON_SOURCE = "wilson-games"
+#: The sources of a Wilson interval (marked ``w`` in the matrix's picture and Markdown table).
+WILSON_SOURCES = (WILSON_DEALS_SOURCE, WILSON_SOURCE)
+
+#: The columns of ``head_to_head.csv``: one row per ordered pair that met (``agent`` against
+#: ``opponent``, in leaderboard order). ``share_ahead`` is how often ``agent`` finished ahead
+#: of ``opponent`` in the games where both sat: a win against a loss counts 1, and a tie
+#: (both among the winners) and, at tables of three or more, "both lost" (another player won)
+#: count 1/2; ``low``..``high`` its 95% interval, ``interval_source`` which one (:class:`PairCell`);
+#: ``effective_games`` the independent games the interval is worth (for Wilson's: the deals, or
+#: under independent dice the games). ``wins``, ``losses``, ``ties``, ``both_lost`` count the games
+#: (they add up to ``games``; the share is ``(wins + (ties + both_lost) / 2) / games``), ``deals``
+#: the deals they came from. ``decided_share`` is ``wins / (wins + losses)``: how often ``agent``
+#: won when exactly one of the two did (P(row wins | one of the two wins)), with its interval and
+#: source the same way; empty where no game was decided between them.
+HEAD_TO_HEAD_CSV_COLUMNS = (
+    "agent", "opponent", "share_ahead", "low", "high", "games", "deals", "wins", "losses", "ties", "both_lost",
+    "effective_games", "interval_source", "decided_share", "decided_low", "decided_high", "decided_interval_source",
+)  # fmt: skip
+
+
+def _nan_none(x: float):
+    """``None`` for NaN (JSON's ``null``), else ``x``."""
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _cell(value, spec: str) -> str:
+    """A CSV cell: the number formatted, or empty for ``None``."""
+    return "" if value is None else format(value, spec)
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """One entrant against another in the games where both sat (a cell of :class:`PairMatrix`).
+
+    Attributes:
+        games: those games; ``deals`` the deals they came from.
+        wins: games the entrant won and the opponent did not; ``losses`` the other way round.
+        ties: games both were among the winners (a draw, or a shared win).
+        both_lost: games neither won (another player did; tables of three or more only).
+        share: ``(wins + (ties + both_lost) / 2) / games``, how often the entrant finished ahead.
+        low, high: its 95% interval. ``source`` says which: :data:`DEALS_SOURCE`, clustered by
+            deal (:func:`deal_clustered_share`; the games of a deal share their dice), or, where
+            the deals cannot give one (fewer than :data:`MIN_CLUSTER_DEALS`, a share of 0 or 1,
+            or every deal ended alike), Wilson's: :data:`WILSON_DEALS_SOURCE` over the deals
+            under common dice (the rotations of a deal can repeat each other, so only a deal is
+            sure to be independent: a deal's share varies at most as one game's, so this
+            interval is never too narrow), :data:`WILSON_SOURCE` over the games under
+            independent dice (every rotation an independent game).
+        effective: the independent games the interval is worth (Wilson's: the deals, or the games).
+        decided_share, decided_low, decided_high, decided_source: ``wins / (wins + losses)`` with
+            its interval, the same way (Wilson's over the deals that had a decided game); NaN
+            (source ``""``) when no game was decided between them.
+    """
+
+    games: int
+    deals: int
+    wins: int
+    losses: int
+    ties: int
+    both_lost: int
+    share: float
+    low: float
+    high: float
+    effective: float
+    source: str
+    decided_share: float
+    decided_low: float
+    decided_high: float
+    decided_source: str
+
+    def to_json(self) -> dict:
+        return {
+            "share": self.share,
+            "low": self.low,
+            "high": self.high,
+            "games": self.games,
+            "deals": self.deals,
+            "wins": self.wins,
+            "losses": self.losses,
+            "ties": self.ties,
+            "both_lost": self.both_lost,
+            "effective_games": self.effective,
+            "interval_source": self.source,
+            "decided_share": _nan_none(self.decided_share),
+            "decided_low": _nan_none(self.decided_low),
+            "decided_high": _nan_none(self.decided_high),
+            "decided_interval_source": self.decided_source,
+        }
+
+
+def _pair_interval(y_col, n_col, common: bool) -> tuple[float, float, float, float, str]:
+    """``(share, low, high, effective, source)`` of ``sum y / sum n`` over the deals (one entry a
+    deal); ``common``: some deal was played on common dice (the fallback is then over deals)."""
+    y = np.asarray(y_col, dtype=float)
+    n = np.asarray(n_col, dtype=float)
+    total_y, total_n = float(y.sum()), float(n.sum())
+    if total_n <= 0:
+        nan = float("nan")
+        return nan, nan, nan, 0.0, ""
+    found = deal_clustered_share(len(y), total_y, total_n, float(y @ y), float(y @ n), float(n @ n))
+    if found is not None:
+        return (*found, DEALS_SOURCE)
+    if common:  # the deals that counted any game: the independent units
+        deals = int(np.count_nonzero(n))
+        share = total_y / total_n
+        _, low, high = wilson(min(max(share, 0.0), 1.0) * deals, deals)
+        return share, low, high, float(deals), WILSON_DEALS_SOURCE
+    share, low, high = wilson(total_y, int(round(total_n)))
+    return share, low, high, total_n, WILSON_SOURCE
+
+
+def _pair_cell(per_deal: np.ndarray, common: bool) -> PairCell:
+    """A cell from its deals' counts, a row per deal: ``wins, losses, ties, both_lost``."""
+    wins, losses, ties, both_lost = (per_deal[:, k] for k in range(4))
+    games = wins + losses + ties + both_lost
+    share = _pair_interval(wins + (ties + both_lost) / 2.0, games, common)
+    decided = _pair_interval(wins, wins + losses, common)
+    return PairCell(
+        int(games.sum()), len(per_deal), int(wins.sum()), int(losses.sum()), int(ties.sum()), int(both_lost.sum()),
+        share[0], share[1], share[2], share[3], share[4], *decided[:3], decided[4],
+    )  # fmt: skip
+
+
+class PairMatrix:
+    """The head-to-head matrix: every entrant against every other, from the games where both sat.
+
+    It is the leaderboard's ``head_to_head`` (:attr:`Leaderboard.matrix`), and the report's
+    ``head_to_head.csv``, ``head_to_head.png`` and the matrix of ``leaderboard.md``. A cell
+    (:class:`PairCell`) counts the pair's wins, losses, ties and "both lost", and gives how often
+    the row finished ahead of the column, ties and "both lost" counting 1/2, with a 95% interval
+    over the deals (under common dice the rotations of a deal meet the same dice: one deal is the
+    unit of independent data), or Wilson's where the deals cannot give one: over the deals under
+    common dice, over the games under independent dice. Two-player games have no "both lost": the
+    share is the pair's own result.
+
+    Example:
+        >>> from evaluate.tournament import run_tournament
+        >>> result = run_tournament("syvere", ["heuristic", "random"], games=30, progress=False, workers=1)
+        >>> h2h = PairMatrix.of_records(result.records, ["heuristic", "random"])
+        >>> cell = h2h.cell("heuristic", "random")
+        >>> cell.games, cell.deals, cell.wins + cell.losses + cell.ties + cell.both_lost
+        (60, 30, 60)
+    """
+
+    def __init__(
+        self, labels: Sequence[str], num_players: int, cells: dict[tuple[str, str], PairCell],
+        dice: Iterable[str] = ("common",),
+    ):  # fmt: skip
+        self.labels = list(labels)
+        self.num_players = int(num_players)
+        self.cells = cells
+        #: the dice modes of the games (``"common"``, ``"independent"``): what the fallback counts.
+        self.dice = frozenset(dice)
+
+    @classmethod
+    def of_records(cls, records: Iterable, labels: Sequence[str]) -> "PairMatrix":
+        """The matrix of these game records (``evaluate.tournament.GameRecord``), its rows and
+        columns in the order of ``labels`` (the leaderboard's). A deal is :func:`deal_key`'s: a
+        table's deal under one seed and dice mode."""
+        labels = list(labels)
+        index = {label: k for k, label in enumerate(labels)}
+        # (i, j) with i < j -> deal -> [i won alone, j won alone, both won, neither won]
+        counts: dict[tuple[int, int], dict[tuple, list[int]]] = {}
+        common: dict[tuple[int, int], bool] = {}  # (i, j) -> some of its games on common dice
+        num_players = 0
+        dice: set[str] = set()
+        for r in records:
+            seats = [index[label] for label in r.seats]
+            num_players = max(num_players, len(seats))
+            top = max(r.returns)
+            won = {e: x == top for e, x in zip(seats, r.returns)}
+            deal = deal_key(r.task)
+            dice.add(r.task.dice)
+            for a, b in itertools.combinations(sorted(seats), 2):
+                cell = counts.setdefault((a, b), {}).setdefault(deal, [0, 0, 0, 0])
+                cell[0 if won[a] and not won[b] else 1 if won[b] and not won[a] else 2 if won[a] else 3] += 1
+                common[a, b] = common.get((a, b), False) or r.task.dice != "independent"
+        cells: dict[tuple[str, str], PairCell] = {}
+        for (a, b), by_deal in counts.items():
+            per_deal = np.array(list(by_deal.values()), dtype=float)
+            cells[labels[a], labels[b]] = _pair_cell(per_deal, common[a, b])
+            cells[labels[b], labels[a]] = _pair_cell(per_deal[:, [1, 0, 2, 3]], common[a, b])
+        return cls(labels, num_players, cells, dice or ("common",))
+
+    def cell(self, agent: str, opponent: str) -> PairCell | None:
+        """``agent`` against ``opponent``; ``None`` on the diagonal and for a pair that never met."""
+        return self.cells.get((agent, opponent))
+
+    def grid(self) -> list[list[tuple[float, float, float, int] | None]]:
+        """``[i][j]`` = ``(share, low, high, games)`` of ``labels[i]`` against ``labels[j]`` (the
+        cells in short, :attr:`Leaderboard.head_to_head`); ``None`` on the diagonal and for pairs
+        that never met."""
+        cells = [[self.cell(a, b) for b in self.labels] for a in self.labels]
+        return [[None if c is None else (c.share, c.low, c.high, c.games) for c in row] for row in cells]
+
+    def counting(self) -> str:
+        """What the share counts, in words (titles and notes)."""
+        if self.num_players > 2:
+            return "ties and 'both lost' (another player won) count 1/2"
+        return "ties count 1/2"
+
+    def intervals(self) -> str:
+        """What the intervals are, in words (titles and notes)."""
+        if "common" not in self.dice:
+            fallback = "games"
+        elif "independent" in self.dice:
+            fallback = "deals (games under independent dice)"
+        else:
+            fallback = "deals"
+        return (
+            f"95% intervals over deals; 'w': Wilson's over the {fallback} (under {MIN_CLUSTER_DEALS} deals, "
+            "a share of 0 or 1, or every deal alike)"
+        )
+
+    def csv_rows(self) -> list[list]:
+        """The rows of ``head_to_head.csv`` (:data:`HEAD_TO_HEAD_CSV_COLUMNS`)."""
+        rows = []
+        for a in self.labels:
+            for b in self.labels:
+                c = self.cell(a, b)
+                if c is None:
+                    continue
+                decided = [_cell(_nan_none(x), ".5f") for x in (c.decided_share, c.decided_low, c.decided_high)]
+                rows.append(
+                    [a, b, f"{c.share:.5f}", f"{c.low:.5f}", f"{c.high:.5f}", c.games, c.deals, c.wins, c.losses,
+                     c.ties, c.both_lost, f"{c.effective:.1f}", c.source, *decided, c.decided_source]
+                )  # fmt: skip
+        return rows
+
+    def to_json(self) -> dict:
+        """``{agent: {opponent: cell or None}}`` (:meth:`PairCell.to_json`), in leaderboard order."""
+        cells = {a: {b: self.cell(a, b) for b in self.labels} for a in self.labels}
+        return {a: {b: None if c is None else c.to_json() for b, c in row.items()} for a, row in cells.items()}
+
+    def markdown(self) -> str:
+        """The matrix as a Markdown table: each cell the row's share against the column and its
+        interval (``w`` marks Wilson's), then a line saying what they count."""
+        lines = ["| agent \\ opponent | " + " | ".join(self.labels) + " |", "|---|" + "---|" * len(self.labels)]
+        for a in self.labels:
+            cells = []
+            for b in self.labels:
+                c = self.cell(a, b)
+                mark = "w" if c is not None and c.source in WILSON_SOURCES else ""
+                cells.append("" if c is None else f"{c.share:.3f} [{c.low:.3f}, {c.high:.3f}]{mark}")
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines += ["", f"Share of games the row finished ahead of the column; {self.counting()}; {self.intervals()}."]
+        return "\n".join(lines)
+
+
 @dataclass
 class Leaderboard:
     """Ratings, win rates, returns and the head-to-head matrix of a tournament.
@@ -479,10 +739,11 @@ class Leaderboard:
         method: ``"bradley-terry"`` (Elo scale) or ``"openskill-plackett-luce"`` (mu).
         rows: one per entrant, best rating first.
         labels: the entrants in leaderboard order (the head-to-head matrix's order).
-        head_to_head: ``[i][j]`` = (share, low, high, games): how often ``labels[i]`` finished ahead of
-            ``labels[j]`` in games where both sat (a win against a loss; ties and both losing or both
-            winning count half), with its Wilson interval; ``None`` on the diagonal and for pairs
-            that never met.
+        matrix: the head-to-head matrix (:class:`PairMatrix`): how often each entrant finished
+            ahead of each other in the games where both sat (a win against a loss; ties and both
+            losing or both winning count half), with its 95% interval over deals and the counts;
+            the report's ``head_to_head.csv`` and the ``head_to_head`` of :meth:`to_json`.
+            :attr:`head_to_head` is the same in short.
         bootstrap: bootstrap replicas behind the rating intervals.
         num_games: games behind it all.
         rating_name: the rating's scale as printed (``"Elo"``, ``"mu"``).
@@ -493,18 +754,49 @@ class Leaderboard:
     method: str
     rows: list[Row]
     labels: list[str]
-    head_to_head: list[list[tuple[float, float, float, int] | None]]
+    matrix: PairMatrix
     bootstrap: int
     num_games: int
     rating_name: str = "rating"
     extra: dict = field(default_factory=dict)
+
+    @property
+    def head_to_head(self) -> list[list[tuple[float, float, float, int] | None]]:
+        """``[i][j]`` = ``(share, low, high, games)``: the :attr:`matrix`'s cell of ``labels[i]``
+        against ``labels[j]`` (:meth:`PairMatrix.grid`: the interval over deals, or Wilson's where
+        the deals cannot give one); ``None`` on the diagonal and for pairs that never met."""
+        return self.matrix.grid()
+
+    def overlaps_next(self, row: Row) -> bool:
+        """Deprecated: whether ``row``'s rating interval overlaps the next row's (the board's only mark
+        before 2026-12-01, ``~ next``). Overlapping intervals do not mean the two are not separated:
+        :attr:`Row.separated` tests their difference. ``False`` without intervals and for the last row."""
+        warnings.warn("Leaderboard.overlaps_next is deprecated: Row.separated tests the difference to the next row",
+                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        k = self.rows.index(row)
+        if k + 1 >= len(self.rows):
+            return False
+        below = self.rows[k + 1]
+        if row.rating_low is None or below.rating_high is None:
+            return False
+        return row.rating_low <= below.rating_high
+
+    def overlaps(self) -> bool:
+        """Deprecated: whether some row's rating interval overlaps the next one's (:meth:`overlaps_next`)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            found = any(self.overlaps_next(r) for r in self.rows)
+        warnings.warn("Leaderboard.overlaps is deprecated: Row.separated tests the difference to the next row",
+                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        return found
 
     def ratings(self) -> dict[str, dict]:
         """label -> ``{"rating", "low", "high"}`` (the ``--json`` field ``ratings``)."""
         return {r.label: {"rating": r.rating, "low": r.rating_low, "high": r.rating_high} for r in self.rows}
 
     def to_json(self) -> dict:
-        """The leaderboard as a JSON-able dict."""
+        """The leaderboard as a JSON-able dict (``leaderboard`` in the report's ``report.json`` and
+        ``--json``); ``head_to_head`` is :meth:`PairMatrix.to_json`, as in ``head_to_head.csv``."""
         return {
             "method": self.method,
             "rating_scale": self.rating_name,
@@ -521,13 +813,7 @@ class Leaderboard:
                 "ahead_next": self.ahead_meaning(),
             },
             "rows": [r.__dict__.copy() for r in self.rows],
-            "head_to_head": {
-                a: {
-                    b: None if cell is None else {"share": cell[0], "low": cell[1], "high": cell[2], "games": cell[3]}
-                    for b, cell in zip(self.labels, row)
-                }
-                for a, row in zip(self.labels, self.head_to_head)
-            },
+            "head_to_head": self.matrix.to_json(),
         }
 
     @property
@@ -655,7 +941,8 @@ def leaderboard(
     Args:
         labels: every entrant.
         records: the games; each has ``seats`` (labels in seat order), ``returns`` and a ``task``
-            with ``table`` and ``deal`` (the bootstrap's unit).
+            (a ``GameTask``), whose deal (:func:`evaluate.stats.deal_key`) is the bootstrap's unit
+            and the head-to-head intervals'.
         bootstrap: bootstrap replicas for the rating intervals (0: no intervals: ``rating_low``,
             ``rating_high``, ``separated`` and the difference's bounds and p-values are ``None``,
             and the leaderboard's text shows ``-``).
@@ -688,16 +975,14 @@ def leaderboard(
     # Per-game arrays and the deal (cluster) of each game.
     cluster_of: dict[tuple, int] = {}
     game_cluster = np.array(
-        [cluster_of.setdefault((r.task.table, r.task.deal), len(cluster_of)) for r in records], dtype=np.int64
+        [cluster_of.setdefault(deal_key(r.task), len(cluster_of)) for r in records], dtype=np.int64
     )
     C = len(cluster_of)
 
-    # Win shares, returns, head-to-head.
+    # Win shares and returns (the head-to-head matrix is PairMatrix's).
     share_sum = np.zeros(E)
     played = np.zeros(E, dtype=np.int64)
     returns: list[list[float]] = [[] for _ in range(E)]
-    ahead = np.zeros((E, E))  # ahead[i, j]: i finished ahead of j (ties half)
-    met = np.zeros((E, E), dtype=np.int64)
     pair_wins_by_cluster = np.zeros((C, E, E)) if method == "bradley-terry" else None
     # Plackett-Luce's effect size: shared_wins[c, i, j] is i's win share in deal c's games where j sat too.
     shared_wins = np.zeros((C, E, E)) if method != "bradley-terry" else None
@@ -710,15 +995,11 @@ def leaderboard(
             share_sum[e] += win[s]
             played[e] += 1
             returns[e].append(float(r.returns[s]))
-        for s, e in enumerate(seats):
-            for t, f in enumerate(seats):
-                if s == t:
-                    continue
-                won_s, won_t = r.returns[s] == top, r.returns[t] == top
-                ahead[e, f] += 1.0 if (won_s and not won_t) else 0.0 if (won_t and not won_s) else 0.5
-                met[e, f] += 1
-                if shared_wins is not None:
-                    shared_wins[game_cluster[g], e, f] += win[s]
+        if shared_wins is not None:
+            for s, e in enumerate(seats):
+                for t, f in enumerate(seats):
+                    if s != t:
+                        shared_wins[game_cluster[g], e, f] += win[s]
         if pair_wins_by_cluster is not None:
             a, b = seats
             pair_wins_by_cluster[game_cluster[g], a, b] += ahead_share(r.returns, 0)
@@ -810,15 +1091,9 @@ def leaderboard(
         for row, p in zip(compared, holm([row.p_next for row in compared])):  # type: ignore[misc]
             row.p_next_holm = p
             row.separated = bool(p <= ALPHA and (row.diff_next_low > 0 or row.diff_next_high < 0))
-    h2h = [
-        [
-            None if i == j or met[i, j] == 0 else (*wilson(ahead[i, j], int(met[i, j])), int(met[i, j]))
-            for j in order
-        ]
-        for i in order
-    ]
     labels_in_order = [labels[i] for i in order]
-    return Leaderboard(method, rows, labels_in_order, h2h, int(bootstrap), len(records), rating_name, extra)
+    matrix = PairMatrix.of_records(records, labels_in_order)
+    return Leaderboard(method, rows, labels_in_order, matrix, int(bootstrap), len(records), rating_name, extra)
 
 
 def _openskill_mu(fits: np.ndarray, n: int) -> np.ndarray:

@@ -7,9 +7,9 @@ matplotlib is installed):
 | file | what |
 |---|---|
 | ``leaderboard.csv`` | one row per entrant, best first: rating and interval, games, win rate and Wilson interval, mean return, whether it differs from the next (``separated_from_next``), then :data:`LEADERBOARD_NEXT_COLUMNS`: the difference from the next with its interval and p-values, and the expected score (or share of wins) against it |
-| ``head_to_head.csv`` | one row per ordered pair (:data:`HEAD_TO_HEAD_CSV_COLUMNS`, :class:`HeadToHead`): how often the first finished ahead of the second (ties and "both lost" 1/2), its 95% interval over deals (or Wilson's over games, as ``interval_source`` says), the wins, losses, ties and "both lost", and the share of the games one of the two won |
+| ``head_to_head.csv`` | one row per ordered pair (:data:`HEAD_TO_HEAD_CSV_COLUMNS`, the leaderboard's :class:`~evaluate.ratings.PairMatrix`): how often the first finished ahead of the second (ties and "both lost" 1/2), its 95% interval over deals (or Wilson's over the deals, under independent dice over the games, as ``interval_source`` says), the wins, losses, ties and "both lost", and the share of the games one of the two won |
 | ``seats.csv`` | win shares by seat (the first player's advantage, :class:`SeatBreakdown`): each entrant's in every seat, and each seat's over the table, with intervals that say what they count (games, or under common dice the effective games of the deals' spread) |
-| ``report.json`` | the tournament's setting (``setting``: :func:`setting_text`, and its parts), the leaderboard, the head-to-head matrix (the leaderboard's ``head_to_head``: :meth:`HeadToHead.to_json`), the seats (``seats``: :meth:`SeatBreakdown.to_json`) (and Meyer's bluffing profiles) |
+| ``report.json`` | the tournament's setting (``setting``: :func:`setting_text`, and its parts), the leaderboard, the head-to-head matrix (the leaderboard's ``head_to_head``: :meth:`PairMatrix.to_json`, as :meth:`Leaderboard.to_json` gives it), the seats (``seats``: :meth:`SeatBreakdown.to_json`) (and Meyer's bluffing profiles) |
 | ``leaderboard.md`` | the setting, the leaderboard as printed (with its legends), the shares by seat and the head-to-head matrix as a Markdown table (:func:`leaderboard_markdown`) |
 | ``head_to_head.png`` | the head-to-head matrix as a heatmap, each cell with its share and interval, under the setting |
 | ``ratings.png`` | the ratings with their intervals, each entrant's difference from the next (``>`` where they differ) |
@@ -25,7 +25,6 @@ data only (a header row, then rows, for any CSV reader); the setting they come f
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 import os
 from dataclasses import dataclass, field
@@ -34,6 +33,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from dice_envs import strict_json
+from evaluate.ratings import HEAD_TO_HEAD_CSV_COLUMNS, WILSON_SOURCES, PairMatrix, _cell, _nan_none
+from evaluate.stats import MIN_CLUSTER_DEALS, deal_clustered_share, deal_key
 
 DPI = 100
 #: Entrants per row of the bluffing picture's legend.
@@ -348,10 +349,6 @@ class BluffProfile:
         return data
 
 
-def _nan_none(x: float):
-    return None if isinstance(x, float) and math.isnan(x) else x
-
-
 def _bump(d: dict, key: str, by: int = 1) -> None:
     d[key] = d.get(key, 0) + by
 
@@ -525,10 +522,13 @@ def _pyplot():
     return plt
 
 
-def plot_head_to_head(h2h: "HeadToHead", path: str, title: str = "", subtitle: str = "") -> str:
-    """The head-to-head matrix (:class:`HeadToHead`) as a heatmap: the row's share against the
-    column, its interval in the cell (``w`` after it: Wilson's over games), and a title saying
-    what they count, above ``subtitle`` (the tournament's setting, :func:`setting_text`)."""
+def plot_head_to_head(h2h: PairMatrix, path: str, title: str = "", subtitle: str = "") -> str:
+    """The head-to-head matrix (:class:`~evaluate.ratings.PairMatrix`, a leaderboard's ``matrix``)
+    as a heatmap: the row's share against the column, its interval in the cell (``w`` after it:
+    Wilson's, where the deals cannot give an interval), and a title saying what they count, above
+    ``subtitle`` (the tournament's setting, :func:`setting_text`). A :class:`Leaderboard`, as the
+    first argument was before 2026-12-01, is read for its matrix."""
+    h2h = getattr(h2h, "matrix", h2h)
     plt = _pyplot()
     import textwrap
 
@@ -547,7 +547,7 @@ def plot_head_to_head(h2h: "HeadToHead", path: str, title: str = "", subtitle: s
             if cell is None:
                 continue
             dark = abs(cell.share - 0.5) > 0.3
-            mark = "w" if cell.source == WILSON_SOURCE else ""
+            mark = "w" if cell.source in WILSON_SOURCES else ""
             ax.text(
                 j, i, f"{cell.share:.2f}\n[{cell.low:.2f}, {cell.high:.2f}]{mark}", ha="center", va="center",
                 fontsize=8, color="white" if dark else "black",
@@ -706,299 +706,6 @@ def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
-
-
-# -- intervals over deals -------------------------------------------------------------------------
-#: The fewest deals a deal-clustered interval (:func:`deal_clustered_share`) is estimated from. With
-#: fewer, the spread between deals is itself too uncertain, and the interval falls back to Wilson's.
-MIN_CLUSTER_DEALS = 20
-
-
-def t_quantile_975(df: float) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (the normal's for ``df``
-    infinite): the Cornish-Fisher expansion of Abramowitz and Stegun 26.7.5, within 1e-5 of the
-    exact value from ``df`` 9 up (3e-7 at 19), so scipy is not needed."""
-    from evaluate.stats import Z95
-
-    if df < 1:
-        raise ValueError(f"t_quantile_975 needs df >= 1, got {df!r}")
-    z = Z95
-    terms = (
-        (z**3 + z) / 4,
-        (5 * z**5 + 16 * z**3 + 3 * z) / 96,
-        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
-        (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160,
-    )
-    return z + sum(g / df ** (k + 1) for k, g in enumerate(terms))
-
-
-def deal_clustered_share(
-    deals: int, y: float, n: float, yy: float, yn: float, nn: float
-) -> tuple[float, float, float, float] | None:
-    """A share over games grouped in independent deals, with its deal-clustered 95% interval.
-
-    Under common dice the rotations of a deal are not independent games (they meet the same dice),
-    but deals are: their dice are keyed apart. So the share ``y / n`` (``y_d`` the share summed
-    over deal ``d``'s games, ``n_d`` its games) is a ratio of sums over independent deals, and its
-    variance is estimated from the spread of the deals around it (the cluster-robust, CR1, variance
-    of a ratio): ``v = m / (m - 1) * sum_d (y_d - p n_d)^2 / n^2`` over the ``m`` deals. The
-    interval is Wilson's score interval with the *effective number of games* ``p (1 - p) / v``
-    (what Wilson would need to be as precise), at Student's ``t`` quantile with ``m - 1`` degrees
-    of freedom instead of the normal's: the normal interval on the deals' means in the middle of
-    [0, 1], kept inside it and skewed towards the middle near its ends, and a little wider for the
-    uncertainty of ``v`` itself. (Simulated paired deals, 20 to 300 of them: it covered 0.92-0.98,
-    where the plain normal interval covered 0.90-0.95 in the middle and down to 0.25 at a share of
-    0.99. Real games, 400 matches of 100 deals against 40 000-deal values: 0.95-0.96 for head to
-    head and 0.93-0.95 for the first seat's share, 0.94 at tables of three.) It is never worth
-    fewer than the deals, and not capped at the games: rotations of a deal that pull
-    apart (one entrant's good dice are its opponent's in the other seating) make a deal worth
-    more than its games counted apart, which is what common dice are for.
-
-    Args:
-        deals: ``m``, the deals (clusters); a deal with no games of the kind counted (``n_d`` 0)
-            counts too.
-        y, n: the sums of ``y_d`` and ``n_d``.
-        yy, yn, nn: the sums of ``y_d ** 2``, ``y_d * n_d`` and ``n_d ** 2``.
-
-    Returns:
-        ``(share, low, high, effective_games)``, or ``None`` where the deals cannot give an
-        interval: fewer than :data:`MIN_CLUSTER_DEALS` deals, a share of 0 or 1, or no spread
-        between the deals (every deal ended alike: nothing says how much they can vary). The
-        callers fall back on a Wilson interval then.
-
-    Two rotations a deal, 40 deals: 20 won 2-0 and 20 lost 0-2, the rotations repeating each
-    other, are worth the 40 deals, not the 80 games; 20 split 1-1 and 20 lost 0-2 are worth more
-    than the games, the split deals leaving little to chance:
-
-    >>> [round(deal_clustered_share(40, 40.0, 80.0, 80.0, 80.0, 160.0)[k], 3) for k in (0, 3)]
-    [0.5, 40.0]
-    >>> [round(deal_clustered_share(40, 20.0, 80.0, 20.0, 40.0, 160.0)[k], 3) for k in (0, 3)]
-    [0.25, 117.0]
-    """
-    if deals < MIN_CLUSTER_DEALS or n <= 0:
-        return None
-    p = y / n
-    if not 0.0 < p < 1.0:
-        return None
-    spread = yy - 2.0 * p * yn + p * p * nn  # sum_d (y_d - p n_d)^2, without the deals themselves
-    if spread <= 1e-12 * nn:
-        return None
-    variance = deals / (deals - 1) * spread / (n * n)
-    # A deal's share varies at most as one game's (``y_d / n_d`` is in [0, 1]), so the deals are
-    # worth at least ``n^2 / sum n_d^2`` games (the deals, when they are of one size) whatever
-    # their sample spread says; the floor only lifts deals that are all 0 or 1 (m - 1 to m).
-    n_eff = max(p * (1.0 - p) / variance, n * n / nn)
-    from evaluate.stats import wilson
-
-    count = max(1, round(n_eff))
-    _, low, high = wilson(p * count, count, z=t_quantile_975(deals - 1))
-    return p, low, high, n_eff
-
-
-# -- head to head ---------------------------------------------------------------------------------
-#: ``interval_source`` of a head-to-head cell: the deal-clustered interval (:func:`deal_clustered_share`).
-DEALS_SOURCE = "deals"
-#: ``interval_source`` of a head-to-head cell: Wilson's interval over the games (see :class:`PairCell`).
-WILSON_SOURCE = "wilson-games"
-
-#: The columns of ``head_to_head.csv``: one row per ordered pair that met (``agent`` against
-#: ``opponent``, in leaderboard order). ``share_ahead`` is how often ``agent`` finished ahead
-#: of ``opponent`` in the games where both sat: a win against a loss counts 1, and a tie
-#: (both among the winners) and, at tables of three or more, "both lost" (another player won)
-#: count 1/2; ``low``..``high`` its 95% interval, ``interval_source`` which one (:class:`PairCell`);
-#: ``effective_games`` the independent games the interval is worth (the games for Wilson's).
-#: ``wins``, ``losses``, ``ties``, ``both_lost`` count the games (they add up to ``games``; the
-#: share is ``(wins + (ties + both_lost) / 2) / games``), ``deals`` the deals they came from.
-#: ``decided_share`` is ``wins / (wins + losses)``: how often ``agent`` won when exactly one of
-#: the two did (P(row wins | one of the two wins)), with its interval and source the same way;
-#: empty where no game was decided between them.
-HEAD_TO_HEAD_CSV_COLUMNS = (
-    "agent", "opponent", "share_ahead", "low", "high", "games", "deals", "wins", "losses", "ties", "both_lost",
-    "effective_games", "interval_source", "decided_share", "decided_low", "decided_high", "decided_interval_source",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class PairCell:
-    """One entrant against another in the games where both sat (a cell of :class:`HeadToHead`).
-
-    Attributes:
-        games: those games; ``deals`` the deals they came from.
-        wins: games the entrant won and the opponent did not; ``losses`` the other way round.
-        ties: games both were among the winners (a draw, or a shared win).
-        both_lost: games neither won (another player did; tables of three or more only).
-        share: ``(wins + (ties + both_lost) / 2) / games``, how often the entrant finished ahead.
-        low, high: its 95% interval. ``source`` says which: :data:`DEALS_SOURCE`, clustered by
-            deal (:func:`deal_clustered_share`; the games of a deal share their dice), or
-            :data:`WILSON_SOURCE`, Wilson's over the games, where the deals cannot give one
-            (fewer than :data:`MIN_CLUSTER_DEALS`, a share of 0 or 1, or every deal ended alike).
-        effective: the independent games the interval is worth (``games`` for Wilson's).
-        decided_share, decided_low, decided_high, decided_source: ``wins / (wins + losses)`` with
-            its interval, the same way; NaN (source ``""``) when no game was decided between them.
-    """
-
-    games: int
-    deals: int
-    wins: int
-    losses: int
-    ties: int
-    both_lost: int
-    share: float
-    low: float
-    high: float
-    effective: float
-    source: str
-    decided_share: float
-    decided_low: float
-    decided_high: float
-    decided_source: str
-
-    def to_json(self) -> dict:
-        return {
-            "share": self.share,
-            "low": self.low,
-            "high": self.high,
-            "games": self.games,
-            "deals": self.deals,
-            "wins": self.wins,
-            "losses": self.losses,
-            "ties": self.ties,
-            "both_lost": self.both_lost,
-            "effective_games": self.effective,
-            "interval_source": self.source,
-            "decided_share": _nan_none(self.decided_share),
-            "decided_low": _nan_none(self.decided_low),
-            "decided_high": _nan_none(self.decided_high),
-            "decided_interval_source": self.decided_source,
-        }
-
-
-def _pair_interval(per_deal: np.ndarray, y_col, n_col) -> tuple[float, float, float, float, str]:
-    """``(share, low, high, effective, source)`` of ``sum y / sum n`` over the deals' rows."""
-    y = np.asarray(y_col, dtype=float)
-    n = np.asarray(n_col, dtype=float)
-    total_y, total_n = float(y.sum()), float(n.sum())
-    if total_n <= 0:
-        nan = float("nan")
-        return nan, nan, nan, 0.0, ""
-    found = deal_clustered_share(len(per_deal), total_y, total_n, float(y @ y), float(y @ n), float(n @ n))
-    if found is not None:
-        return (*found, DEALS_SOURCE)
-    from evaluate.stats import wilson
-
-    share, low, high = wilson(total_y, int(round(total_n)))
-    return share, low, high, total_n, WILSON_SOURCE
-
-
-def _pair_cell(per_deal: np.ndarray) -> PairCell:
-    """A cell from its deals' counts, a row per deal: ``wins, losses, ties, both_lost``."""
-    wins, losses, ties, both_lost = (per_deal[:, k] for k in range(4))
-    games = wins + losses + ties + both_lost
-    share = _pair_interval(per_deal, wins + (ties + both_lost) / 2.0, games)
-    decided = _pair_interval(per_deal, wins, wins + losses)
-    return PairCell(
-        int(games.sum()), len(per_deal), int(wins.sum()), int(losses.sum()), int(ties.sum()), int(both_lost.sum()),
-        share[0], share[1], share[2], share[3], share[4], *decided[:3], decided[4],
-    )  # fmt: skip
-
-
-class HeadToHead:
-    """Every entrant against every other, from the games where both sat.
-
-    A cell (:class:`PairCell`) counts the pair's wins, losses, ties and "both lost", and gives how
-    often the row finished ahead of the column, ties and "both lost" counting 1/2, with a 95%
-    interval over the deals (the rotations of a deal are played on common dice: one deal is the
-    unit of independent data), or Wilson's over the games where deals cannot give one. Two-player
-    games have no "both lost": the share is the pair's own result.
-
-    Example:
-        >>> from evaluate.tournament import run_tournament
-        >>> result = run_tournament("syvere", ["heuristic", "random"], games=30, progress=False, workers=1)
-        >>> h2h = HeadToHead.of_records(result.records, ["heuristic", "random"])
-        >>> cell = h2h.cell("heuristic", "random")
-        >>> cell.games, cell.deals, cell.wins + cell.losses + cell.ties + cell.both_lost
-        (60, 30, 60)
-    """
-
-    def __init__(self, labels: Sequence[str], num_players: int, cells: dict[tuple[str, str], PairCell]):
-        self.labels = list(labels)
-        self.num_players = int(num_players)
-        self.cells = cells
-
-    @classmethod
-    def of_records(cls, records: Iterable, labels: Sequence[str]) -> "HeadToHead":
-        """The matrix of these game records (``evaluate.tournament.GameRecord``), its rows and
-        columns in the order of ``labels`` (the leaderboard's). A deal is a table's deal under one
-        seed and dice mode (``task.key`` without the rotation)."""
-        labels = list(labels)
-        index = {label: k for k, label in enumerate(labels)}
-        # (i, j) with i < j -> deal -> [i won alone, j won alone, both won, neither won]
-        counts: dict[tuple[int, int], dict[tuple, list[int]]] = {}
-        num_players = 0
-        for r in records:
-            seats = [index[label] for label in r.seats]
-            num_players = max(num_players, len(seats))
-            top = max(r.returns)
-            won = {e: x == top for e, x in zip(seats, r.returns)}
-            deal = (r.task.seed, r.task.dice, r.task.table_key, r.task.deal)
-            for a, b in itertools.combinations(sorted(seats), 2):
-                cell = counts.setdefault((a, b), {}).setdefault(deal, [0, 0, 0, 0])
-                cell[0 if won[a] and not won[b] else 1 if won[b] and not won[a] else 2 if won[a] else 3] += 1
-        cells: dict[tuple[str, str], PairCell] = {}
-        for (a, b), by_deal in counts.items():
-            per_deal = np.array(list(by_deal.values()), dtype=float)
-            cells[labels[a], labels[b]] = _pair_cell(per_deal)
-            cells[labels[b], labels[a]] = _pair_cell(per_deal[:, [1, 0, 2, 3]])
-        return cls(labels, num_players, cells)
-
-    def cell(self, agent: str, opponent: str) -> PairCell | None:
-        """``agent`` against ``opponent``; ``None`` on the diagonal and for a pair that never met."""
-        return self.cells.get((agent, opponent))
-
-    def counting(self) -> str:
-        """What the share counts, in words (titles and notes)."""
-        if self.num_players > 2:
-            return "ties and 'both lost' (another player won) count 1/2"
-        return "ties count 1/2"
-
-    def intervals(self) -> str:
-        """What the intervals are, in words (titles and notes)."""
-        text = f"95% intervals over deals (common dice); 'w': Wilson over games (under {MIN_CLUSTER_DEALS} deals"
-        return text + ", or every deal alike)"
-
-    def csv_rows(self) -> list[list]:
-        """The rows of ``head_to_head.csv`` (:data:`HEAD_TO_HEAD_CSV_COLUMNS`)."""
-        rows = []
-        for a in self.labels:
-            for b in self.labels:
-                c = self.cell(a, b)
-                if c is None:
-                    continue
-                decided = [_cell(_nan_none(x), ".5f") for x in (c.decided_share, c.decided_low, c.decided_high)]
-                rows.append(
-                    [a, b, f"{c.share:.5f}", f"{c.low:.5f}", f"{c.high:.5f}", c.games, c.deals, c.wins, c.losses,
-                     c.ties, c.both_lost, f"{c.effective:.1f}", c.source, *decided, c.decided_source]
-                )  # fmt: skip
-        return rows
-
-    def to_json(self) -> dict:
-        """``{agent: {opponent: cell or None}}`` (:meth:`PairCell.to_json`), in leaderboard order."""
-        cells = {a: {b: self.cell(a, b) for b in self.labels} for a in self.labels}
-        return {a: {b: None if c is None else c.to_json() for b, c in row.items()} for a, row in cells.items()}
-
-    def markdown(self) -> str:
-        """The matrix as a Markdown table: each cell the row's share against the column and its
-        interval (``w`` marks Wilson's), then a line saying what they count."""
-        lines = ["| agent \\ opponent | " + " | ".join(self.labels) + " |", "|---|" + "---|" * len(self.labels)]
-        for a in self.labels:
-            cells = []
-            for b in self.labels:
-                c = self.cell(a, b)
-                mark = "w" if c is not None and c.source == WILSON_SOURCE else ""
-                cells.append("" if c is None else f"{c.share:.3f} [{c.low:.3f}, {c.high:.3f}]{mark}")
-            lines.append(f"| {a} | " + " | ".join(cells) + " |")
-        lines += ["", f"Share of games the row finished ahead of the column; {self.counting()}; {self.intervals()}."]
-        return "\n".join(lines)
 
 
 # -- seats: the first player's advantage --------------------------------------------------------
@@ -1207,11 +914,12 @@ class SeatBreakdown:
             self._game_sums[seat] += shares[seat]
         self.games += 1
         task = record.task
-        played = self._pending.setdefault((task.seed, task.dice, task.table_key, task.deal), [])
+        deal = deal_key(task)
+        played = self._pending.setdefault(deal, [])
         played.append((shares, record.log))
         if len(played) == self.num_players:
             self._count_deal(played)
-            del self._pending[(task.seed, task.dice, task.table_key, task.deal)]
+            del self._pending[deal]
 
     def _count_deal(self, played: list) -> None:
         self.deals += 1
@@ -1426,44 +1134,50 @@ def _contexts(p: BluffProfile, order: dict[str, int]):
 
 
 def setting_text(result, game=None) -> str:
-    """The tournament's setting in one line (the pictures' subtitles, ``leaderboard.md``): the game
-    and the options it was played by that differ from the game's defaults, the table size, the
-    entrants, the dice, the seed and the games.
+    """The tournament's setting in one line (the command line's title over the leaderboard, the
+    pictures' subtitles, ``leaderboard.md``): the game and its options in short
+    (:func:`dice_envs.options.options_summary`: 10 000 by its preset and what differs from it, the
+    other games by what differs from their defaults), the table size, the entrants, the dice, the
+    seed and the games, with the tables they were played at.
 
     >>> from evaluate.tournament import run_tournament
     >>> result = run_tournament("meyer", ["honest", "random"], games=3, options={"lives": 2}, progress=False)
     >>> setting_text(result)
-    'meyer (lives=2), tables of 2, 2 agents, common dice, seed 0, 6 games (3 deals per table x 2 rotations)'
+    'meyer (lives=2), tables of 2, 2 agents, common dice, seed 0, 6 games (3 deals per table x 2 rotations x 1 table)'
     """
-    from dice_envs.options import option_defaults
-    from evaluate.tournament import _jsonable, build_game, effective_options
+    from dice_envs.options import options_summary
+    from evaluate.tournament import build_game, effective_options
 
     if game is None:
         game = build_game(result.game_name, {**result.options, "num_players": result.num_players})
-    defaults = option_defaults(result.game_name)
-    changed = [
-        f"{name}={value}"
-        for name, value in effective_options(result.game_name, game).items()
-        if name != "num_players" and (name not in defaults or _jsonable(defaults[name]) != value)
-    ]
+    options = effective_options(result.game_name, game)
+    options.pop("num_players", None)  # the table size, said apart
+    tables = len({r.task.table_key for r in result.records})
     return (
-        f"{result.game_name} ({', '.join(changed) or 'default options'}), tables of {result.num_players}, "
-        f"{len(result.labels)} agents, {result.dice} dice, seed {result.seed}, {len(result.records)} games "
-        f"({result.games} deals per table x {result.num_players} rotations)"
+        f"{result.game_name} ({options_summary(result.game_name, options) or 'default options'}), "
+        f"tables of {result.num_players}, {len(result.labels)} agents, {result.dice} dice, seed {result.seed}, "
+        f"{len(result.records)} games ({_count(result.games, 'deal')} per table x {result.num_players} rotations "
+        f"x {_count(tables, 'table')})"
     )
 
 
-def leaderboard_markdown(lb, seats: SeatBreakdown, h2h: HeadToHead, setting: str, title: str = "") -> str:
+def _count(n: int, noun: str) -> str:
+    """``1 deal``, ``3 deals``."""
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def leaderboard_markdown(lb, seats: SeatBreakdown, setting: str, title: str = "") -> str:
     """``leaderboard.md``: the setting, the leaderboard as :func:`print_leaderboard` prints it to a
     file (with its legends; ``title`` its first line, as the command line prints it), the shares
-    by seat (:meth:`SeatBreakdown.text`) and the head-to-head matrix (:meth:`HeadToHead.markdown`)."""
+    by seat (:meth:`SeatBreakdown.text`) and the leaderboard's head-to-head matrix
+    (:meth:`PairMatrix.markdown`)."""
     import io
 
     board = io.StringIO()
     print_leaderboard(lb, title, file=board)  # a StringIO is no terminal: the plain text printed
     return "\n".join([
         f"# Tournament: {setting}", "", "## Leaderboard", "", "```text", board.getvalue().rstrip("\n"), "```", "",
-        "## By seat", "", "```text", seats.text(), "```", "", "## Head to head", "", h2h.markdown(), "",
+        "## By seat", "", "```text", seats.text(), "```", "", "## Head to head", "", lb.matrix.markdown(), "",
         "The setting in full (options, agents' SPECs, seed, dice) and every number here are in report.json.", "",
     ])  # fmt: skip
 
@@ -1518,7 +1232,7 @@ def write_report(
                  _cell(r.ahead_next, ".5f"), _cell(r.ahead_next_low, ".5f"), _cell(r.ahead_next_high, ".5f")]
             )  # fmt: skip
     written.append(path)
-    h2h = HeadToHead.of_records(result.records, lb.labels)
+    h2h = lb.matrix  # the leaderboard's head-to-head matrix, built once with it
     path = os.path.join(directory, "head_to_head.csv")
     with open(path, "w", newline="") as handle:
         out = csv.writer(handle)
@@ -1564,23 +1278,18 @@ def write_report(
 
     path = os.path.join(directory, "report.json")
     with open(path, "w") as handle:
-        data = report_json(result, lb, profiles, seats, h2h=h2h, game=game)
+        data = report_json(result, lb, profiles, seats, game=game)
         handle.write(strict_json.dumps(data, indent=1, default=_json_default))
     written.append(path)
     path = os.path.join(directory, "leaderboard.md")
     with open(path, "w") as handle:
-        handle.write(leaderboard_markdown(lb, seats, h2h, setting, title))
+        handle.write(leaderboard_markdown(lb, seats, setting, title))
     written.append(path)
     if pictures:
         ratings_title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
         written.append(plot_head_to_head(h2h, os.path.join(directory, "head_to_head.png"), subtitle=setting))
         written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), ratings_title))
     return written
-
-
-def _cell(value, spec: str) -> str:
-    """A CSV cell: the number formatted, or empty for ``None``."""
-    return "" if value is None else format(value, spec)
 
 
 def _json_default(value):
@@ -1591,21 +1300,18 @@ def _json_default(value):
 
 
 def report_json(
-    result, lb, profiles: dict | None = None, seats: SeatBreakdown | None = None, h2h: HeadToHead | None = None,
-    game=None,
+    result, lb, profiles: dict | None = None, seats: SeatBreakdown | None = None, game=None
 ) -> dict:
     """The report as one JSON-able dict (also the base of ``--json``'s last line).
 
     ``seats`` is the tournament's :class:`SeatBreakdown` (made from the result, in leaderboard
-    order, if omitted), kept under ``seats``; ``h2h`` its :class:`HeadToHead` (made from the
-    result if omitted), kept as the leaderboard's ``head_to_head`` (each cell
+    order, if omitted), kept under ``seats``. ``leaderboard`` is :meth:`Leaderboard.to_json`,
+    whose ``head_to_head`` is the leaderboard's matrix (:meth:`PairMatrix.to_json`, each cell
     :meth:`PairCell.to_json`: the share, its interval over deals and its source, the win, loss,
-    tie and "both lost" counts). ``setting`` is :func:`setting_text`.
+    tie and "both lost" counts), as ``head_to_head.csv``. ``setting`` is :func:`setting_text`.
     """
     if seats is None:
         seats = SeatBreakdown.of_result(result, game, order=lb.labels)
-    if h2h is None:
-        h2h = HeadToHead.of_records(result.records, lb.labels)
     data = {
         "setting": setting_text(result, game),
         "game": result.game_name,
@@ -1622,7 +1328,7 @@ def report_json(
         "workers": result.workers,
         "db": result.db_path,
         "ratings": lb.ratings(),
-        "leaderboard": {**lb.to_json(), "head_to_head": h2h.to_json()},
+        "leaderboard": lb.to_json(),
         "seats": seats.to_json(),
     }
     if profiles is not None:

@@ -2,9 +2,11 @@
 
 Under common dice the rotations of a deal meet the same dice, so a deal, not a game, is the
 independent unit. The head-to-head share is estimated per deal and its interval comes from the
-spread of the deals (:func:`evaluate.report.deal_clustered_share`); Wilson's over the games is kept
-where the deals cannot give one, and ``interval_source`` says which. The expected numbers here are
-recomputed from the games (or from the store's rows), not read from the code under test.
+spread of the deals (:func:`evaluate.stats.deal_clustered_share`); where the deals cannot give one
+it is Wilson's over the deals (under independent dice, over the games), and ``interval_source``
+says which. The matrix is the leaderboard's own (``Leaderboard.matrix``, its ``head_to_head`` and
+``to_json``), the one the report writes. The expected numbers here are recomputed from the games (or
+from the store's rows), not read from the code under test.
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ import numpy as np
 import pytest
 
 from dice_envs.cli import main
-from evaluate.report import (
-    DEALS_SOURCE, HEAD_TO_HEAD_CSV_COLUMNS, MIN_CLUSTER_DEALS, WILSON_SOURCE, HeadToHead, deal_clustered_share,
-    t_quantile_975,
+from evaluate.ratings import (
+    DEALS_SOURCE, HEAD_TO_HEAD_CSV_COLUMNS, WILSON_DEALS_SOURCE, WILSON_SOURCE, PairMatrix, leaderboard,
 )  # fmt: skip
-from evaluate.stats import wilson
+from evaluate.stats import MIN_CLUSTER_DEALS, deal_clustered_share, t_quantile_975, wilson
 from evaluate.tournament import GameRecord, GameTask
 
 
@@ -96,25 +97,28 @@ def test_the_t_quantile_matches_scipy():
 
 
 # -- the matrix: counts, shares, sources ------------------------------------------------------------
-def _record(table, deal, rotation, seats, winners):
+def _record(table, deal, rotation, seats, winners, dice="common", seed=0):
     returns = tuple(1.0 if s in winners else -1.0 for s in range(len(seats)))
     if len(winners) == len(seats):
         returns = tuple(0.0 for _ in seats)
-    return GameRecord(GameTask(0, tuple(table), deal, rotation), returns, tuple(winners), (0,) * len(seats), [], 1)
+    task = GameTask(seed, tuple(table), deal, rotation, dice)
+    assert task.seats == tuple(seats)  # the seating the tournament draws for that game
+    return GameRecord(task, returns, tuple(winners), (0,) * len(seats), [], 1)
+
+
+_THREE = [  # (deal, rotation, seats, winning seats)
+    (0, 0, ("a", "b", "c"), (0,)),  # a alone: a beats b and c; b and c both lost
+    (0, 1, ("c", "a", "b"), (0, 1)),  # c and a share the win: a-c a tie; both beat b
+    (0, 2, ("b", "c", "a"), (0,)),  # b alone
+    (1, 0, ("a", "c", "b"), (2,)),  # b alone
+    (1, 1, ("b", "a", "c"), (0, 1, 2)),  # a full tie: every pair tied
+    (1, 2, ("c", "b", "a"), (0,)),  # c alone
+]
 
 
 def test_three_player_counts_ties_and_both_lost_exactly():
-    table = ("a", "b", "c")
-    games = [  # (deal, rotation, seats, winning seats)
-        (0, 0, ("a", "b", "c"), (0,)),  # a alone: a beats b and c; b and c both lost
-        (0, 1, ("c", "a", "b"), (0, 1)),  # c and a share the win: a-c a tie; both beat b
-        (0, 2, ("b", "c", "a"), (0,)),  # b alone
-        (1, 0, ("a", "c", "b"), (2,)),  # b alone
-        (1, 1, ("b", "a", "c"), (0, 1, 2)),  # a full tie: every pair tied
-        (1, 2, ("c", "b", "a"), (0,)),  # c alone
-    ]
-    records = [_record(table, d, r, seats, won) for d, r, seats, won in games]
-    h2h = HeadToHead.of_records(records, ["a", "b", "c"])
+    records = [_record(("a", "b", "c"), d, r, seats, won) for d, r, seats, won in _THREE]
+    h2h = PairMatrix.of_records(records, ["a", "b", "c"])
     ab, ba, ac = h2h.cell("a", "b"), h2h.cell("b", "a"), h2h.cell("a", "c")
     assert ab is not None and ba is not None and ac is not None
     assert (ab.wins, ab.losses, ab.ties, ab.both_lost, ab.games, ab.deals) == (2, 2, 1, 1, 6, 2)
@@ -122,17 +126,85 @@ def test_three_player_counts_ties_and_both_lost_exactly():
     assert (ac.wins, ac.losses, ac.ties, ac.both_lost) == (1, 1, 2, 2)
     assert ab.share == pytest.approx((2 + (1 + 1) / 2) / 6) and ab.share + ba.share == pytest.approx(1.0)
     assert ab.decided_share == pytest.approx(0.5)
-    # two deals: too few for the deals' spread, so Wilson's over the games
-    assert ab.source == WILSON_SOURCE and (ab.low, ab.high) == pytest.approx(wilson(3.0, 6)[1:])
+    # two deals: too few for the deals' spread, so Wilson's over the two deals (common dice), not the 6 games
+    assert ab.source == WILSON_DEALS_SOURCE and ab.effective == 2
+    assert (ab.low, ab.high) == pytest.approx(wilson(0.5 * 2, 2)[1:])
+    assert ab.decided_source == WILSON_DEALS_SOURCE  # a-b decided in both deals (1-1, 1-1)
+    assert (ab.decided_low, ab.decided_high) == pytest.approx(wilson(1.0, 2)[1:])
     assert h2h.cell("a", "a") is None
     assert "both lost" in h2h.counting()
+    assert "Wilson's over the deals" in h2h.intervals()
 
 
-def test_a_pair_that_ended_alike_in_every_deal_keeps_wilson():
-    records = [_record(("a", "b"), d, r, ("a", "b") if r == 0 else ("b", "a"), (r,)) for d in range(30) for r in (0, 1)]
-    cell = HeadToHead.of_records(records, ["a", "b"]).cell("a", "b")  # a wins every game
-    assert cell is not None and (cell.wins, cell.share, cell.source) == (60, 1.0, WILSON_SOURCE)
+def test_under_independent_dice_the_fallback_counts_the_games():
+    records = [_record(("a", "b", "c"), d, r, seats, won, dice="independent") for d, r, seats, won in _THREE]
+    h2h = PairMatrix.of_records(records, ["a", "b", "c"])
+    ab = h2h.cell("a", "b")
+    assert ab is not None and ab.source == WILSON_SOURCE and ab.effective == 6
+    assert (ab.low, ab.high) == pytest.approx(wilson(3.0, 6)[1:])
+    assert "Wilson's over the games" in h2h.intervals()
+    assert f"{ab.share:.3f} [{ab.low:.3f}, {ab.high:.3f}]w" in h2h.markdown()
+
+
+def test_a_pair_that_ended_alike_in_every_deal_falls_back_to_wilson_over_the_deals():
+    def alike(dice):
+        return [_record(("a", "b"), d, r, ("a", "b") if r == 0 else ("b", "a"), (r,), dice=dice)
+                for d in range(30) for r in (0, 1)]  # fmt: skip
+
+    cell = PairMatrix.of_records(alike("common"), ["a", "b"]).cell("a", "b")  # a wins every game
+    assert cell is not None and (cell.wins, cell.share, cell.effective) == (60, 1.0, 30)
+    assert cell.source == WILSON_DEALS_SOURCE
+    # 30 deals, not 60 games: [0.886, 1] (review 4), where the games' Wilson said [0.940, 1]
+    assert (cell.low, cell.high) == pytest.approx(wilson(30, 30)[1:])
+    assert cell.low == pytest.approx(0.886, abs=1e-3)
+    cell = PairMatrix.of_records(alike("independent"), ["a", "b"]).cell("a", "b")
+    assert cell is not None and (cell.source, cell.effective) == (WILSON_SOURCE, 60)
     assert (cell.low, cell.high) == pytest.approx(wilson(60, 60)[1:])
+
+
+def test_rotations_that_repeat_each_other_count_once():
+    # 10 deals, each 2-0 or 0-2 (the rotations one game): share 1/2 over 10 deals, [0.24, 0.76]
+    # (review 4), not the [0.30, 0.70] of 20 independent games
+    records = [_record(("a", "b"), d, r, ("a", "b") if r == 0 else ("b", "a"), (r if d % 2 else 1 - r,))
+               for d in range(10) for r in (0, 1)]  # fmt: skip
+    cell = PairMatrix.of_records(records, ["a", "b"]).cell("a", "b")
+    assert cell is not None and (cell.share, cell.source) == (0.5, WILSON_DEALS_SOURCE)
+    assert (cell.low, cell.high) == pytest.approx(wilson(5, 10)[1:])
+    assert (cell.low, cell.high) == pytest.approx((0.237, 0.763), abs=1e-3)
+
+
+def _drawn(seed, table, deals, winner=0):
+    """The rotations of ``deals`` deals of ``table`` under ``seed``, seated as drawn; seat ``winner`` wins."""
+    return [_record(table, d, r, GameTask(seed, table, d, r).seats, (winner,), seed=seed)
+            for d in range(deals) for r in range(len(table))]  # fmt: skip
+
+
+def test_deals_of_different_seeds_are_kept_apart():
+    # One deal key everywhere (evaluate.stats.deal_key): seed, dice, table, deal.
+    merged = _drawn(0, ("a", "b"), 3) + _drawn(1, ("a", "b"), 3)
+    assert PairMatrix.of_records(merged, ["a", "b"]).cell("a", "b").deals == 6  # type: ignore[union-attr]
+    # The leaderboard's bootstrap too: 3 deals of seed 0 and 2 of seed 1 are 5 deals of 3 games
+    # each (a deal of 6 games and one of 3 would be refused: every deal must have all its rotations).
+    pytest.importorskip("openskill")
+    table = ("a", "b", "c")
+    lb = leaderboard(list(table), _drawn(0, table, 3) + _drawn(1, table, 2, winner=1), bootstrap=40)
+    assert lb.method == "openskill-plackett-luce" and lb.rows[0].rating_low is not None
+    assert lb.matrix.cell("a", "b").deals == 5  # type: ignore[union-attr]
+
+
+def test_the_leaderboard_and_the_report_have_one_head_to_head():
+    # review 5: Leaderboard.head_to_head and to_json()["head_to_head"] are the report's matrix
+    pytest.importorskip("openskill")  # tables of three: Plackett-Luce
+    records = [_record(("a", "b", "c"), d, r, seats, won) for d, r, seats, won in _THREE]
+    lb = leaderboard(["a", "b", "c"], records, bootstrap=0)
+    matrix = PairMatrix.of_records(records, lb.labels)
+    assert lb.to_json()["head_to_head"] == matrix.to_json()
+    assert lb.matrix.csv_rows() == matrix.csv_rows()
+    for i, a in enumerate(lb.labels):
+        for j, b in enumerate(lb.labels):
+            cell = matrix.cell(a, b)
+            expected = None if cell is None else (cell.share, cell.low, cell.high, cell.games)
+            assert lb.head_to_head[i][j] == expected
 
 
 @pytest.fixture(scope="module")
@@ -186,13 +258,20 @@ def test_head_to_head_csv_counts_the_stores_games_exactly(known_store):
                 got == pytest.approx(wilson(means.mean() * k, k, z=t_quantile_975(24))[1:], abs=1e-5)
                 for k in {math.floor(n_eff), math.ceil(n_eff)}
             )
-        else:
-            assert row["interval_source"] == WILSON_SOURCE
-            assert (float(row["low"]), float(row["high"])) == pytest.approx(wilson(w + t / 2, 50)[1:], abs=1e-5)
+        else:  # common dice: Wilson's over the 25 deals, not the 50 games
+            assert row["interval_source"] == WILSON_DEALS_SOURCE and float(row["effective_games"]) == 25
+            share = (w + t / 2) / 50
+            got = (float(row["low"]), float(row["high"]))
+            assert got == pytest.approx(wilson(share * 25, 25)[1:], abs=1e-5)
     data = json.loads((report / "report.json").read_text())
     cell = data["leaderboard"]["head_to_head"]["heuristic"]["random"]
-    assert cell["wins"] == int(rows["heuristic", "random"]["wins"]) and cell["interval_source"] in (DEALS_SOURCE, WILSON_SOURCE)
-    assert data["setting"].startswith("tenthousand (target=2000), tables of 2, 3 agents, common dice, seed 0, 150 games")
+    assert cell["wins"] == int(rows["heuristic", "random"]["wins"])
+    assert cell["interval_source"] in (DEALS_SOURCE, WILSON_DEALS_SOURCE)
+    assert f"{cell['low']:.5f}" == rows["heuristic", "random"]["low"]
+    assert data["setting"] == (
+        "tenthousand (preset=dk, target=2000), tables of 2, 3 agents, common dice, seed 0, 150 games "
+        "(25 deals per table x 2 rotations x 3 tables)"
+    )
 
 
 def test_leaderboard_md_is_the_printed_board(known_store, tmp_path, capsys):
@@ -202,10 +281,11 @@ def test_leaderboard_md_is_the_printed_board(known_store, tmp_path, capsys):
                  "--games", "25", "--db", str(db), "--report", str(report), "--quiet", "--bootstrap", "40"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     board, rest = out.split("\n\nby seat", 1)  # the title and the leaderboard with its legends, as printed
-    assert board.startswith("tenthousand (target=2000), tables of 2") and "heuristic" in board
+    assert board.startswith("tenthousand (preset=dk, target=2000), tables of 2, 3 agents")
+    assert "heuristic" in board
     text = (report / "leaderboard.md").read_text()
     assert f"```text\n{board}\n```" in text
-    assert text.startswith("# Tournament: tenthousand (target=2000), tables of 2, 3 agents, common dice, seed 0")
+    assert text.startswith(f"# Tournament: {board.splitlines()[0]}\n")  # the setting is the printed title
     seats = "by seat" + rest.split("\nplayed 0 new games")[0]
     assert f"```text\n{seats}\n```" in text  # the seats as printed too
     assert "| agent \\ opponent |" in text and "ties count 1/2" in text
@@ -213,3 +293,18 @@ def test_leaderboard_md_is_the_printed_board(known_store, tmp_path, capsys):
     order = [line.split()[1] for line in board.splitlines()[2:5]]
     seat_rows = [line.split()[0] for line in seats.splitlines()[2:5]]
     assert seat_rows == order and sorted(order) == ["greedy", "heuristic", "random"]
+
+
+def test_the_setting_names_the_preset_and_counts_the_tables():
+    # review 8: the preset and what differs from it (not every option that differs from dk's),
+    # "1 deal", and the tables the games were played at
+    from evaluate.report import setting_text
+    from evaluate.tournament import run_tournament
+
+    options = {"preset": "farkle", "target": 1000}
+    agents = ["heuristic", "greedy", "random"]
+    result = run_tournament("tenthousand", agents, games=1, workers=1, progress=False, options=options)
+    assert setting_text(result) == (
+        "tenthousand (preset=farkle, target=1000), tables of 2, 3 agents, common dice, seed 0, 6 games "
+        "(1 deal per table x 2 rotations x 3 tables)"
+    )

@@ -226,3 +226,21 @@ def test_report_json_and_csv_carry_the_comparison_with_the_next(tmp_path):
     assert data["separation"]["alpha"] == ALPHA and "expected score" in data["separation"]["ahead_next"]
     assert json.loads(strict_json.dumps(lb.to_json()))["rows"][0]["p_next"] == lb.rows[0].p_next
     assert math.isfinite(lb.rows[0].p_next)
+
+
+def test_the_old_overlap_calls_still_answer_with_a_deprecation_warning():
+    """Leaderboard.overlaps_next/overlaps (the board's mark before the difference test) keep
+    working for code that called them: whether two rating intervals overlap, said to be deprecated."""
+    from evaluate.ratings import Leaderboard, Row
+
+    def row(label, rating, low, high):
+        return Row(label=label, rating=rating, rating_low=low, rating_high=high, games=10, win_rate=0.5,
+                   win_low=0.2, win_high=0.8, mean_return=0.0, return_low=-1.0, return_high=1.0)  # fmt: skip
+
+    rows = [row("a", 30.0, 10.0, 50.0), row("b", 0.0, -20.0, 15.0), row("c", -30.0, -60.0, -25.0)]
+    board = Leaderboard(method="bt", rows=rows, labels=["a", "b", "c"], matrix=None, bootstrap=200,  # type: ignore[arg-type]
+                        num_games=30)  # fmt: skip
+    with pytest.warns(DeprecationWarning, match="Row.separated"):
+        assert [board.overlaps_next(r) for r in rows] == [True, False, False]
+    with pytest.warns(DeprecationWarning):
+        assert board.overlaps() is True

@@ -66,9 +66,15 @@ def test_head_to_head_and_win_rates_are_win_shares_with_wilson_intervals():
     games = [record(("a", "b"), 0, 0, (1, -1)), record(("a", "b"), 0, 1, (0, 0)), record(("a", "b"), 1, 0, (1, -1))]
     lb = leaderboard(["a", "b"], games, bootstrap=0)
     assert lb.labels == ["a", "b"]
-    share = lb.head_to_head[0][1]
-    assert share == (*wilson(2.5, 3), 3)
-    assert lb.head_to_head[1][0] == (*wilson(0.5, 3), 3)
+    # The head to head is the matrix's (lb.matrix, the report's): 2.5 of 3 games, and with two
+    # deals (common dice), too few for their spread, Wilson's interval over the 2 deals.
+    share, low, high, played = lb.head_to_head[0][1]
+    assert (share, played) == (pytest.approx(2.5 / 3), 3)
+    assert (low, high) == pytest.approx(wilson(2.5 / 3 * 2, 2)[1:])
+    share, low, high, played = lb.head_to_head[1][0]
+    assert (share, played) == (pytest.approx(0.5 / 3), 3)
+    assert (low, high) == pytest.approx(wilson(0.5 / 3 * 2, 2)[1:])
+    assert lb.matrix.cell("a", "b").source == "wilson-deals"  # type: ignore[union-attr]
     a = lb.rows[0]
     assert (a.win_rate, a.win_low, a.win_high) == wilson(2.5, 3)
     assert a.mean_return == pytest.approx(2 / 3)

@@ -28,11 +28,11 @@ from evaluate.tournament import GameRecord, GameTask, build_agents, build_game, 
 
 def _t975(df: int) -> float:
     """Student's t 97.5% quantile, from scipy where it is installed (the dev extra), else from the
-    report's own expansion (checked against scipy in tests/test_h2h_intervals.py)."""
+    package's own expansion (checked against scipy in tests/test_h2h_intervals.py)."""
     try:
         from scipy.stats import t
     except ImportError:
-        from evaluate.report import t_quantile_975
+        from evaluate.stats import t_quantile_975
 
         return t_quantile_975(df)
     return float(t.ppf(0.975, df))

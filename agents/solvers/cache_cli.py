@@ -42,33 +42,24 @@ def size_text(size: float) -> str:
     raise AssertionError("unreachable")
 
 
-def _differences(values: dict, reference: dict) -> list[str]:
-    return [f"{name}={value}" for name, value in sorted(values.items()) if reference.get(name, object()) != value]
-
-
 def options_text(entry: cache.Entry) -> str:
     """The entry's options as a reader needs them: the game options that differ from the game's
-    defaults (10 000: the nearest preset, named, and what differs from it), then the solver's own
-    keys (players, opponent, banked total ...). Empty for a file that is not a table."""
+    defaults (10 000: the nearest preset, named, and what differs from it; the summary
+    :func:`dice_envs.options.options_summary` that a tournament's setting also uses), then the
+    solver's own keys (players, opponent, banked total ...). Empty for a file that is not a table."""
     game = SOLVER_GAMES.get(entry.solver)
     if game is None:
         return ", ".join(f"{k}={v}" for k, v in sorted(entry.options.items()))
-    from dice_envs.options import option_defaults
+    from dice_envs.options import option_defaults, options_summary
 
     defaults = option_defaults(game)
     options = dict(entry.options)
     nested = options.pop("options", None)  # tenthousand-turn keeps the game's options apart
     game_options = dict(nested) if isinstance(nested, dict) else {k: v for k, v in options.items() if k in defaults}
     own = {k: v for k, v in options.items() if k not in game_options}
-    if game == "tenthousand":
-        from dice_envs.games.tenthousand import PRESETS
-
-        preset = min(PRESETS, key=lambda name: len(_differences(game_options, PRESETS[name])))
-        words = [f"preset={preset}", *_differences(game_options, {**defaults, **PRESETS[preset]})]
-    else:
-        words = _differences(game_options, defaults)
+    words = [options_summary(game, game_options)]  # "" when no game option differs
     words += [f"{k}={v}" for k, v in sorted(own.items()) if v is not None and not (k == "num_players" and v == defaults.get(k))]
-    return ", ".join(words) or "defaults"
+    return ", ".join(word for word in words if word) or "defaults"
 
 
 def entry_json(entry: cache.Entry) -> dict:
