@@ -103,7 +103,8 @@ def generate(seed: int) -> Case:
     if kind == "games":
         return Case(["match", game, "--games", rng.choice([bad, "0", "-3"])], ("games",), "bad --games")
     if kind == "game":
-        word = rng.choice(["sy vere", "Syvere", "meyer-v0", "dice/syvere-v0x", "../etc", bad[:40]])
+        # Not "Syvere": game names are read in any case now, and farkle or 10000 are aliases.
+        word = rng.choice(["sy vere", "syvere2", "meyer-v0", "dice/syvere-v0x", "../etc", bad[:40]])
         sub = rng.choice(["play", "match", "solve", "tournament"])
         return Case([sub, word], ("invalid choice", word[:40], "game"), f"{sub} with game {word[:20]!r}")
     if kind == "agents":
