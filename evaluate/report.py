@@ -1214,65 +1214,40 @@ def write_report(
     pictures = pictures_available()
     os.makedirs(directory, exist_ok=True)
     written = []
-    path = os.path.join(directory, "leaderboard.csv")
-    with open(path, "w", newline="") as handle:
-        out = csv.writer(handle)
-        out.writerow(
-            ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
-             "mean_return", "return_low", "return_high", "separated_from_next", "interval_source",
-             *LEADERBOARD_NEXT_COLUMNS]
-        )  # fmt: skip
-        for k, r in enumerate(lb.rows, 1):  # an unknown (None) bound or separation is an empty cell
-            out.writerow(
-                [k, r.label, f"{r.rating:.3f}", _cell(r.rating_low, ".3f"), _cell(r.rating_high, ".3f"), r.games,
-                 f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
-                 f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated,
-                 r.interval_source or "", _cell(r.diff_next, ".3f"), _cell(r.diff_next_low, ".3f"),
-                 _cell(r.diff_next_high, ".3f"), _cell(r.p_next, ".3g"), _cell(r.p_next_holm, ".3g"),
-                 _cell(r.ahead_next, ".5f"), _cell(r.ahead_next_low, ".5f"), _cell(r.ahead_next_high, ".5f")]
-            )  # fmt: skip
-    written.append(path)
+    columns = ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
+               "mean_return", "return_low", "return_high", "separated_from_next", "interval_source",
+               *LEADERBOARD_NEXT_COLUMNS]  # fmt: skip
+    rows = (  # an unknown (None) bound or separation is an empty cell
+        [k, r.label, f"{r.rating:.3f}", _cell(r.rating_low, ".3f"), _cell(r.rating_high, ".3f"), r.games,
+         f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
+         f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated,
+         r.interval_source or "", _cell(r.diff_next, ".3f"), _cell(r.diff_next_low, ".3f"),
+         _cell(r.diff_next_high, ".3f"), _cell(r.p_next, ".3g"), _cell(r.p_next_holm, ".3g"),
+         _cell(r.ahead_next, ".5f"), _cell(r.ahead_next_low, ".5f"), _cell(r.ahead_next_high, ".5f")]
+        for k, r in enumerate(lb.rows, 1)
+    )  # fmt: skip
+    written.append(_write_csv(directory, "leaderboard.csv", columns, rows))
     h2h = lb.matrix  # the leaderboard's head-to-head matrix, built once with it
-    path = os.path.join(directory, "head_to_head.csv")
-    with open(path, "w", newline="") as handle:
-        out = csv.writer(handle)
-        out.writerow(HEAD_TO_HEAD_CSV_COLUMNS)
-        out.writerows(h2h.csv_rows())
-    written.append(path)
+    written.append(_write_csv(directory, "head_to_head.csv", HEAD_TO_HEAD_CSV_COLUMNS, h2h.csv_rows()))
 
     if game is None:
         game = build_game(result.game_name, {**result.options, "num_players": result.num_players})
     setting = setting_text(result, game)
     if seats is None:
         seats = SeatBreakdown.of_result(result, game, order=lb.labels)
-    path = os.path.join(directory, "seats.csv")
-    with open(path, "w", newline="") as handle:
-        out = csv.writer(handle)
-        out.writerow(SEATS_CSV_COLUMNS)
-        out.writerows(seats.csv_rows())
-    written.append(path)
+    written.append(_write_csv(directory, "seats.csv", SEATS_CSV_COLUMNS, seats.csv_rows()))
     profiles = None
     if result.game_name == "meyer":
         profiles = bluffing_profile(game, result.records, result.labels)
         # Claims in the game's order, lowest first (a round's opening, "start", before them all).
         order = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
-        path = os.path.join(directory, "bluffing.csv")
-        with open(path, "w", newline="") as handle:
-            out = csv.writer(handle)
-            out.writerow(BLUFFING_CSV_COLUMNS)
-            for p in profiles.values():
-                for measure, key, r in _profile_rates(p, order):
-                    out.writerow([p.label, measure, key, *_rate_cells(r)])
-        written.append(path)
-        path = os.path.join(directory, "bluffing_by_context.csv")
-        with open(path, "w", newline="") as handle:
-            out = csv.writer(handle)
-            out.writerow(BLUFFING_CONTEXT_CSV_COLUMNS)
-            for p in profiles.values():
-                for context, cells, sub in _contexts(p, order):
-                    for measure, key, r in _profile_rates(sub, order):
-                        out.writerow([p.label, context, *cells, measure, key, *_rate_cells(r)])
-        written.append(path)
+        rates = ([p.label, measure, key, *_rate_cells(r)] for p in profiles.values()
+                 for measure, key, r in _profile_rates(p, order))  # fmt: skip
+        written.append(_write_csv(directory, "bluffing.csv", BLUFFING_CSV_COLUMNS, rates))
+        by_context = ([p.label, context, *cells, measure, key, *_rate_cells(r)] for p in profiles.values()
+                      for context, cells, sub in _contexts(p, order)
+                      for measure, key, r in _profile_rates(sub, order))  # fmt: skip
+        written.append(_write_csv(directory, "bluffing_by_context.csv", BLUFFING_CONTEXT_CSV_COLUMNS, by_context))
         if pictures:
             written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png"), subtitle=setting))
 
@@ -1290,6 +1265,16 @@ def write_report(
         written.append(plot_head_to_head(h2h, os.path.join(directory, "head_to_head.png"), subtitle=setting))
         written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), ratings_title))
     return written
+
+
+def _write_csv(directory: str, name: str, columns: Sequence[str], rows: Iterable[Sequence]) -> str:
+    """Write ``rows`` under a header of ``columns`` to ``directory/name``; returns the path."""
+    path = os.path.join(directory, name)
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(columns)
+        out.writerows(rows)
+    return path
 
 
 def _json_default(value):
