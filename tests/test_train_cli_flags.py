@@ -226,3 +226,49 @@ def test_a_toml_config_reads_with_the_tomli_backport_where_tomllib_is_missing(tm
     monkeypatch.setitem(sys.modules, "tomli", None)
     with pytest.raises(ValueError, match="cannot be read: .*tomli"):
         read_config_file(str(path))
+
+
+# -- game names as the other commands read them ----------------------------------------------------------------
+class Reached(Exception):
+    """Raised by a stand-in trainer: the command got as far as training, with the arguments it recorded."""
+
+
+@pytest.mark.parametrize(
+    "word, game, preset", [("Meyer", "meyer", None), ("SYVERE", "syvere", None), ("farkle", "tenthousand", "farkle"),
+                           ("10000", "tenthousand", "dk"), ("Ti-Tusen", "tenthousand", "dk")],
+)
+def test_train_reads_game_names_in_any_case_and_the_aliases(monkeypatch, word, game, preset):
+    """``train`` takes a game's name as ``play``, ``match`` and ``tournament`` do; an alias brings its options
+    (farkle: its preset; 10 000 otherwise trains its recipe's dk)."""
+    import train.trainer
+
+    seen = []
+
+    def stand_in(args):
+        seen.append(args)
+        raise Reached
+
+    monkeypatch.setattr(train.trainer, "train", stand_in)
+    with pytest.raises(Reached):
+        main([word, "--timesteps", "64", "--run-dir", "ignored"])
+    (args,) = seen
+    assert args.game == game and args.options.get("preset") == preset
+
+
+def test_an_alias_that_contradicts_its_option_is_refused():
+    refused(["farkle", "--preset", "dk", *TRIPWIRE], "farkle is tenthousand with --preset farkle")
+
+
+def test_the_rllib_trainer_reads_the_aliases_too(monkeypatch, capsys):
+    import train.rllib
+
+    seen = []
+
+    def stand_in(game, options, **kwargs):
+        seen.append((game, options))
+        raise Reached
+
+    monkeypatch.setattr(train.rllib, "train", stand_in)
+    with pytest.raises(Reached):
+        main(["Farkle", "--backend", "rllib", "--num-players", "3"])
+    assert seen == [("tenthousand", {"num_players": 3, "preset": "farkle"})]

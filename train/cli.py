@@ -35,7 +35,7 @@ import argparse
 import os
 import sys
 
-from train.config import FIELDS, RECIPES, build_args, read_config_file
+from train.config import FIELDS, build_args, read_config_file
 from train.rllib import MAX_SEED  # the largest seed either trainer takes (numpy's np.random.seed)
 
 #: Defaults of the evaluation flags (``None`` in the parser, so that a flag given can be told apart).
@@ -102,7 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dice-envs train",
         description="Train a policy by self-play MaskablePPO, or evaluate a checkpoint (--evaluate).",
     )
-    p.add_argument("game", choices=sorted(RECIPES), help="the game")
+    from dice_envs.cli import add_game_argument
+
+    add_game_argument(p, help="the game (any case; farkle, 10000 and ti-tusen name 10 000)")
     p.add_argument("--timesteps", type=int, help="total learner steps (the recipe's budget if not given)")
     p.add_argument("--seed", type=int, help=f"seed of the run, 0 to {MAX_SEED} (default 0)")
     p.add_argument("--run-dir", help="run directory (default runs/<game>-seed<S>)")
@@ -248,9 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"{wrong[0]} is a training flag: it does nothing with --evaluate{hint}")
     if wrong:
         raise ValueError(f"{wrong[0]} is used only with --evaluate CHECKPOINT")
-    from dice_envs.options import parse_game_options
+    from dice_envs.cli import game_and_options
 
-    options = parse_game_options(ns.game, rest)
+    ns.game, options = game_and_options(ns.game, rest)
     if evaluating:
         return _evaluate(ns, options)
     args = build_args(ns.game, _overrides(ns, options))

@@ -750,7 +750,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Self-play PPO on RLlib (one shared, action-masked MLP policy for every seat); the result is "
         "exported as a dice-envs checkpoint. Game options go after the game (--num-players 4).",
     )
-    p.add_argument("game", choices=("meyer", "syvere", "tenthousand"))
+    from dice_envs.cli import add_game_argument
+
+    add_game_argument(p, help="the game (any case; farkle, 10000 and ti-tusen name 10 000)")
     p.add_argument("--timesteps", type=int, default=100_000,
                    help=f"env steps in all, >= {MINIBATCH} (one PPO minibatch; default 100000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
@@ -767,11 +769,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the RLlib trainer with ``argv``; returns the exit status. Bad input raises ``ValueError``."""
-    from dice_envs.options import parse_game_options
+    from dice_envs.cli import game_and_options
 
     argv = list(sys.argv[1:] if argv is None else argv)
     ns, rest = build_parser().parse_known_args(argv)
-    options = parse_game_options(ns.game, rest)
+    ns.game, options = game_and_options(ns.game, rest)
     try:
         hidden = tuple(int(h) for h in ns.hidden.split(",") if h.strip())
     except ValueError:
