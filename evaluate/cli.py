@@ -136,6 +136,11 @@ def tournament_parser() -> argparse.ArgumentParser:
         help=f"bootstrap replicas of the 95%% rating intervals (default 200; at least {MIN_BOOTSTRAP}); "
         "0 leaves the intervals out",
     )  # fmt: skip
+    parser.add_argument(
+        "--anchor", default=None, metavar="ENTRANT",
+        help="pin this entrant's rating at 0 (its label or SPEC, e.g. random): every rating and interval is then "
+        "the difference from it (default: ratings centred on the field)",
+    )  # fmt: skip
     add_max_decisions_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -149,6 +154,25 @@ def tournament_parser() -> argparse.ArgumentParser:
         "default: start a local Ray instance of --workers CPUs",
     )  # fmt: skip
     return parser
+
+
+def anchor_label(game: str, specs: list[str], anchor: str | None) -> str | None:
+    """The entrant ``--anchor`` names: a label as the board prints it (``random``, ``honest#2``) or
+    one of the SPECs as given (its first entrant); ``None`` for no anchor.
+
+    Raises:
+        ValueError: an anchor that names no entrant (the message lists their labels).
+    """
+    from evaluate.tournament import make_labels
+
+    if anchor is None:
+        return None
+    labels = make_labels(game, specs)
+    if anchor in labels:
+        return anchor
+    if anchor in specs:
+        return labels[specs.index(anchor)]
+    raise ValueError(f"--anchor {anchor!r} is not an entrant; the entrants are {', '.join(labels)}")
 
 
 def tournament_main(argv: list[str]) -> int:
@@ -174,7 +198,8 @@ def tournament_main(argv: list[str]) -> int:
     if args.address and args.backend != "ray":
         raise ValueError("--address names a Ray cluster: give it with --backend ray")
     db = None if args.no_db else (args.db or DEFAULT_DB.format(game=args.game))
-    check_output_paths(db, args.report)  # before any game is played
+    anchor = anchor_label(args.game, args.agents, args.anchor)  # before any game is played
+    check_output_paths(db, args.report)
     table = args.num_players or options.get("num_players") or option_defaults(args.game)["num_players"]
     if default_method({table}) == "openskill-plackett-luce":  # refuse before any game, not after them all
         try:
@@ -204,7 +229,7 @@ def tournament_main(argv: list[str]) -> int:
         kept = f"the games finished so far are kept in {db} and the same command plays the rest" if db else "--no-db: nothing kept"
         print(f"\ndice-envs: terminated (SIGTERM); {kept}", file=sys.stderr)
         return 143
-    lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed)
+    lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed, anchor=anchor)
     title = setting_text(result)  # the report's setting line too (leaderboard.md, the pictures)
     out = sys.stdout
     print_leaderboard(lb, title, file=sys.stderr if args.json else out)

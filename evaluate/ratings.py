@@ -57,6 +57,13 @@
   and its row's ``interval_source`` is ``"bootstrap+posterior"``; a difference involving such an
   entrant is widened by the posterior interval of the difference alike (and its ``se`` is at
   least the posterior's).
+* **An anchor** (``leaderboard(..., anchor=LABEL)``, ``tournament --anchor``) pins one entrant at 0
+  (AlphaZero's and OpenSpiel's habit of a random player at 0 Elo): every rating, and every bootstrap
+  replica, is then its difference from the anchor's, so each interval is that of the difference
+  from the anchor, and boards of different fields that share the anchor are on one footing (not
+  the same scale for Plackett-Luce's ``mu``, which depends on the field). Without one, ratings are
+  centred on the field (Elo's mean 0, ``mu``'s 25). The differences between entrants, their
+  intervals, p-values and marks do not depend on it.
 * With ``bootstrap=0`` there are no intervals: ``rating_low``, ``rating_high``, ``separated``,
   the difference's bounds and p-values are ``None`` (``null`` in JSON, empty in the report's CSV);
   the last row's ``separated`` and comparisons are ``None`` too (nothing follows it).
@@ -98,6 +105,7 @@ TAU = 0.0  # openskill's dynamics term: 0, as an agent's skill does not drift du
 MIN_BOOTSTRAP = 40
 NO_INTERVALS = "no rating intervals (bootstrap 0)"
 WIDENED_SOURCE = "bootstrap+posterior"  # a row's interval_source when the posterior widened it
+ANCHOR_SOURCE = "anchor"  # the anchor's interval_source: its rating is 0 by definition, with no interval
 WIDENED = (
     "*: a pair ended alike in every deal, which resampling deals cannot vary: the interval (and a difference "
     "involving this entrant) also covers the Bradley-Terry posterior interval"
@@ -428,7 +436,8 @@ class Row:
             (It used to say whether the two rating intervals did not overlap, which misses
             differences the data resolve.)
         interval_source: ``"bootstrap"``, ``"bootstrap+posterior"`` (Bradley-Terry, widened by
-            the posterior interval: see the module docstring), ``None`` without intervals.
+            the posterior interval: see the module docstring), ``"anchor"`` for the anchor (rating
+            0, ``rating_low = rating_high = 0``), ``None`` without intervals.
         diff_next, diff_next_low, diff_next_high: this rating minus the next one's, and the 95%
             percentile interval of that difference over the bootstrap replicas (widened by the
             posterior interval when either entrant's interval was); ``None`` for the last row, the
@@ -748,7 +757,8 @@ class Leaderboard:
         num_games: games behind it all.
         rating_name: the rating's scale as printed (``"Elo"``, ``"mu"``).
         extra: settings of the method, in :meth:`to_json` too: ``orders``, the game orders a
-            Plackett-Luce rating averages (:func:`orders_for`).
+            Plackett-Luce rating averages (:func:`orders_for`); ``anchor``, the entrant pinned at 0
+            (``None``: ratings centred on the field).
     """
 
     method: str
@@ -842,9 +852,16 @@ class Leaderboard:
         """The neighbour pairs compared (the family of the separation marks)."""
         return sum(1 for r in self.rows if r.p_next is not None)
 
+    @property
+    def anchor(self) -> str | None:
+        """The entrant pinned at rating 0, or ``None`` (ratings centred on the field)."""
+        return self.extra.get("anchor")
+
     def rating_interval(self, row: Row) -> str:
         """A row's rating interval as text, ``-`` when there is none (``bootstrap=0``); ``*`` marks
-        one widened by the posterior interval."""
+        one widened by the posterior interval; the anchor's is ``anchor``."""
+        if row.label == self.anchor:
+            return "anchor"
         if row.rating_low is None or row.rating_high is None:
             return "-"
         mark = "*" if row.widened else ""
@@ -892,10 +909,16 @@ class Leaderboard:
                     "differ, which is not evidence that they are equal"
                 )
             lines.append(self.ahead_meaning())
+        centre = f"centred on {MU0:g}, its start" if self.anchor is None else f"{self.anchor} pinned at 0"
         if self.method != "bradley-terry":
             lines.append(
                 f"mu: openskill's Plackett-Luce skill (winners ahead of the rest; averaged over {self.extra.get('orders')} "
-                f"game orders, centred on {MU0:g}, its start): it ranks the entrants, but its differences are not win odds"
+                f"game orders, {centre}): it ranks the entrants, but its differences are not win odds"
+            )
+        if self.anchor is not None:
+            lines.append(
+                f"anchor: {self.anchor}'s {self.rating_name} is 0; every other rating and its interval is the difference "
+                f"from {self.anchor}'s"
             )
         if self.bootstrap:
             lines.append(NOT_SIMULTANEOUS)
@@ -935,6 +958,7 @@ def leaderboard(
     bootstrap: int = 200,
     seed: int = 0,
     method: str | None = None,
+    anchor: str | None = None,
 ) -> Leaderboard:
     """The leaderboard of a tournament from its game records (``evaluate.tournament.GameRecord``).
 
@@ -949,16 +973,21 @@ def leaderboard(
         seed: seeds the bootstrap and the openskill game orders.
         method: ``"bradley-terry"`` or ``"openskill-plackett-luce"``; default by table size
             (two seats: Bradley-Terry).
+        anchor: an entrant whose rating is pinned at 0 (every rating and replica is its difference
+            from the anchor's); ``None`` (default): ratings centred on the field.
 
     Raises:
-        ValueError: no games, a game seating an unknown entrant, or ``bootstrap`` neither 0 nor at
-            least :data:`MIN_BOOTSTRAP` (fewer leave the 2.5% tails of the interval empty).
+        ValueError: no games, a game seating an unknown entrant, an anchor that is not an entrant,
+            or ``bootstrap`` neither 0 nor at least :data:`MIN_BOOTSTRAP` (fewer leave the 2.5%
+            tails of the interval empty).
     """
     labels = list(labels)
     check_bootstrap(bootstrap)
     if not records:
         raise ValueError("a leaderboard needs at least one game")
     index = {label: k for k, label in enumerate(labels)}
+    if anchor is not None and anchor not in index:
+        raise ValueError(f"the anchor {anchor!r} is not an entrant; the entrants are {', '.join(labels)}")
     sizes = {len(r.seats) for r in records}
     if method is None:
         method = default_method(sizes)
@@ -1054,22 +1083,36 @@ def leaderboard(
                 boot[b0 : b0 + n] = _openskill_mu(fits, n)
         rating_name = "mu"
         extra["orders"] = K
+    extra["anchor"] = anchor
+    a = index[anchor] if anchor is not None else None
+    if a is not None:  # every rating, and every replica, as its difference from the anchor's
+        point = point - point[a]
+        boot = boot - boot[:, [a]]
     sources: list[str | None] = ["bootstrap"] * E
     cov = None
     if bootstrap > 0:
         low, high = np.percentile(boot, [2.5, 97.5], axis=0)
         if method == "bradley-terry" and fixed.any():
             # Resampling deals cannot vary a pair whose every deal ended alike (10-0, or mirrored
-            # 1-1 deals): its entrants' intervals also take in the posterior interval.
+            # 1-1 deals): its entrants' intervals also take in the posterior interval (with an
+            # anchor, that of the difference from the anchor, widened as a difference is).
             cov = _bt_posterior_cov(pair_wins_by_cluster.sum(axis=0))
-            sd = np.sqrt(np.diag(cov))
-            for e in np.flatnonzero(fixed):
-                low[e] = min(low[e], point[e] - Z95 * sd[e])
-                high[e] = max(high[e], point[e] + Z95 * sd[e])
+            for e in range(E):
+                if e == a or not (fixed[e] or (a is not None and fixed[a])):
+                    continue
+                var = cov[e, e] if a is None else cov[e, e] + cov[a, a] - 2 * cov[e, a]
+                sd = math.sqrt(max(float(var), 0.0))
+                low[e] = min(low[e], point[e] - Z95 * sd)
+                high[e] = max(high[e], point[e] + Z95 * sd)
                 sources[e] = WIDENED_SOURCE
+        if a is not None:
+            low[a] = high[a] = 0.0
+            sources[a] = ANCHOR_SOURCE
     else:
         low = high = [None] * E
         sources = [None] * E
+        if a is not None:
+            sources[a] = ANCHOR_SOURCE
 
     rows = []
     for e, label in enumerate(labels):
