@@ -12,7 +12,9 @@ BlufferAgent(lie_probability=1/3, doubt_below=1/2)
 
 from __future__ import annotations
 
-from agents.base import Agent, RandomAgent
+import os
+
+from agents.base import Agent, DeterministicAgent, RandomAgent, check_fits
 from agents.meyer import BayesianDoubter, BlufferAgent, HonestAgent
 from agents.syvere import SyvereHeuristic
 from agents.tenthousand import GreedyAgent, ThresholdAgent
@@ -49,28 +51,34 @@ AGENTS: dict[str, dict[str, type[Agent] | str]] = {
 BEST: dict[str, str] = {"syvere": "heuristic", "tenthousand": "heuristic", "meyer": "doubter"}
 
 
-def make_agent(game, spec: str, seed: int | None = None, **params) -> Agent:
+def make_agent(game, spec: str | os.PathLike, seed: int | None = None, **params) -> Agent:
     """Build the agent a SPEC names for ``game``.
 
     Args:
         game: a rules engine (``dice_envs.games.meyer.Game(...)``), or a game's short name for
             its default options.
         spec: ``NAME``, ``NAME:KEY=VALUE,...``, a registered class name (``"BlufferAgent"``) or a
-            checkpoint path (loaded by ``agents.checkpoint.load_agent``).
-        seed: seeds the agent's random choices.
-        **params: parameters as Python values; they override the SPEC's.
+            checkpoint path (text or a ``pathlib.Path``, loaded by ``agents.checkpoint.load_agent``).
+        seed: seeds the agent's random choices (a whole number >= 0, or ``None``).
+        **params: parameters as Python values of the types the agent declares (``greedy=False``,
+            not ``"false"``: text is read by type only inside a SPEC); they override the SPEC's.
 
     Raises:
         ValueError: an unknown agent (listing the game's agents), a bad key or value (naming the
-            agent, the key and its type), or an agent that is not available in this installation.
+            agent, the key and its type: :class:`dice_envs.errors.InvalidSpecError`), a bad seed,
+            or an agent that is not available in this installation.
     """
     from agents.spec import build
 
+    text = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     if isinstance(game, str):
         from dice_envs.registry import env_module
 
         game = env_module(game).raw_env.game_class()
-    return build(game, spec, seed=seed, **params)
+    return build(game, text, seed=seed, **params)
 
 
-__all__ = ["AGENTS", "BEST", "Agent", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENTS", "BEST", "Agent", "BayesianDoubter", "BlufferAgent", "DeterministicAgent", "GreedyAgent", "HonestAgent",
+    "RandomAgent", "SyvereHeuristic", "ThresholdAgent", "check_fits", "make_agent",
+]  # fmt: skip

@@ -44,6 +44,48 @@ def legal_of(action_mask: np.ndarray, who: str) -> np.ndarray:
     return legal
 
 
+def check_seed(seed, who: str) -> int | None:
+    """``seed`` if it is ``None`` or a whole number >= 0 (what numpy's generators take), else a
+    ``ValueError`` naming ``who``."""
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed >= 0):
+        return None if seed is None else int(seed)
+    raise ValueError(f"{who}: a seed is a whole number >= 0 or None, got {seed!r}")
+
+
+def check_fits(agent, game: Game, where: str) -> None:
+    """Refuse an agent object built for another game, or for other options of it, than ``game``.
+
+    An agent reads the observation by the layout of the engine it was built on (``agent.game``);
+    in a game of other options (more players, other lives) it would read the wrong numbers, play
+    on silently or fail deep inside. Objects without a ``game`` of their own (a user's agent
+    that reads nothing of the layout) pass.
+
+    Args:
+        agent: the agent object.
+        game: the engine of the game it is to play.
+        where: what asks (``"play_match"``), for the message.
+
+    Raises:
+        dice_envs.errors.InvalidSpecError: (a ``ValueError``) naming what differs and how to build it.
+    """
+    from dice_envs.errors import InvalidSpecError
+
+    own = getattr(agent, "game", None)
+    if own is None or own is game or not hasattr(own, "name"):
+        return
+    hint = "build it for this game's engine, e.g. agents.make_agent(env.unwrapped.game, SPEC)"
+    if own.name != game.name:
+        raise InvalidSpecError(f"{where}: {type(agent).__name__} was built for {own.name}, not {game.name}; {hint}")
+    from agents.checkpoint import engine_options
+
+    ours, theirs = engine_options(game), engine_options(own)
+    differ = [f"{k}={theirs.get(k)!r} (this game: {ours.get(k)!r})" for k in ours if ours.get(k) != theirs.get(k)]
+    if differ:
+        raise InvalidSpecError(
+            f"{where}: {type(agent).__name__} was built for {game.name} with {', '.join(differ)}; {hint}"
+        )
+
+
 def one_hot(num_actions: int, action: int) -> np.ndarray:
     """The distribution that puts probability 1 on ``action``."""
     probabilities = np.zeros(num_actions, dtype=np.float64)
@@ -100,7 +142,7 @@ class Agent:
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed, type(self).__name__))
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; a given seed re-seeds the agent's generator.
@@ -110,7 +152,7 @@ class Agent:
         number of workers or on a resume only if nothing carries over from earlier games.
         """
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(check_seed(seed, f"{type(self).__name__}.reset"))
 
     def set_seat(self, seat: int) -> None:
         """Be told the seat this agent plays in the game about to start (after :meth:`reset`).

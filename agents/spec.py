@@ -344,6 +344,51 @@ def _check_constructor(cls, name: str) -> None:
     )
 
 
+def _fits(value: Any, kind: Any) -> bool:
+    """Whether a Python ``value`` is of the declared ``kind`` (a SPEC parameter's type); kinds the
+    SPEC reader does not know pass (the agent checks them itself)."""
+    import numbers
+    import typing
+    from fractions import Fraction
+
+    from dice_envs.options import _optional_of
+
+    inner = _optional_of(kind)
+    if inner is not None:
+        return value is None or _fits(value, inner)
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's bool too
+        return kind is bool
+    if kind is bool:
+        return False
+    if kind is int:
+        return isinstance(value, numbers.Integral)
+    if kind in (float, Fraction):
+        return isinstance(value, numbers.Real)
+    if kind is str:
+        return isinstance(value, str)
+    if typing.get_origin(kind) is tuple:
+        args = [a for a in typing.get_args(kind) if a is not Ellipsis]
+        return isinstance(value, (tuple, list)) and all(_fits(v, args[0]) for v in value) if args else True
+    return True
+
+
+def check_python_params(who: str, params: dict, types_: dict[str, Any]) -> None:
+    """Refuse a parameter given as a Python value of another type than the agent declares
+    (``greedy="false"``, which ``bool()`` would read as true; ``2.7`` for an int): a SPEC's text
+    is read by the type, a Python value is taken as it is, so it must be one already.
+
+    Raises:
+        dice_envs.errors.InvalidSpecError: (a ``ValueError``) naming the agent, the key and its type.
+    """
+    from dice_envs.errors import InvalidSpecError
+
+    for key, value in params.items():
+        kind = types_.get(key)
+        if kind is not None and not _fits(value, kind):
+            text = " (text is read by type only in a SPEC, e.g. 'NAME:KEY=VALUE')" if isinstance(value, str) else ""
+            raise InvalidSpecError(f"{who}: {key} must be {type_name(kind)}, got {value!r}{text}")
+
+
 def build(game, spec: str, seed: int | None = None, **params):
     """Build the agent a SPEC names for ``game`` (an engine); ``params`` override the SPEC's.
 
@@ -366,6 +411,7 @@ def build(game, spec: str, seed: int | None = None, **params):
                     )
             from agents.checkpoint import load_agent
 
+            check_python_params(f"checkpoint {str(name)!r}", params, checkpoint_parameter_types())
             return load_agent(game, name, seed=seed, **merged)
         except ModuleNotFoundError as exc:  # torch or safetensors: the [train] extra
             raise_missing(exc, f"checkpoint {str(name)!r}")
@@ -379,6 +425,7 @@ def build(game, spec: str, seed: int | None = None, **params):
     if unknown:
         listed = ", ".join(parameter_types(game.name, registered)) or "none"
         raise ValueError(f"agent {registered!r} has no parameter {unknown[0]!r}; its parameters: {listed}")
+    check_python_params(f"agent {registered!r}", params, parameter_types(game.name, registered))
     try:
         return cls(game, seed=seed, **merged)
     except ModuleNotFoundError as exc:  # a package the agent imports only when it is built

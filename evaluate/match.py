@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 import dice_envs  # noqa: F401  (registers the envs)
-from agents import BEST, Agent, make_agent
+from agents import BEST, Agent, check_fits, make_agent
 from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
@@ -280,7 +281,9 @@ def play_match(
         env_id: a game's short name (``syvere``) or a registered env id.
         agent_specs: one entry per seat: a SPEC string (``"heuristic"``,
             ``"bluffer:lie_probability=0.3"``, a checkpoint path), a ``(name, params)`` pair, or
-            an agent object. ``num_players`` defaults to the number of entries.
+            an agent object (any object with ``act``; one with a ``game`` of its own must have been
+            built for this game and these options: :func:`agents.check_fits`). ``num_players``
+            defaults to the number of entries.
         num_games: games to play (>= 1); game ``g`` seats entrant ``i`` at seat ``(i + g) % N`` in
             two-player games, and rotates each deal's order (``deal_order``) with more players.
         seed: a whole number >= 0; game ``g`` is deal ``g // N`` in rotation ``g % N`` of the
@@ -327,7 +330,8 @@ def play_match(
         raise ValueError(f"{len(specs)} agents given for num_players={options['num_players']}; give one per seat")
     agents = []
     for spec in specs:
-        if isinstance(spec, Agent):
+        if isinstance(spec, Agent) or (not isinstance(spec, (str, tuple, os.PathLike)) and hasattr(spec, "act")):
+            check_fits(spec, game, "play_match")  # built for this game and these options
             agents.append(spec)
         elif isinstance(spec, tuple):
             name, params = spec

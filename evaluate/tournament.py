@@ -498,8 +498,8 @@ class GameTooLong(AgentFailed, ValueError):
 def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = None) -> GameRecord:
     """Play one game on the rules engine, the agents seeing what the PettingZoo env would show.
 
-    Every agent of the table is reset (seeded by the game's key), then told its seat in this game
-    (``agent.set_seat(seat)``, if it has the method). Local workers and Ray's actors
+    Every agent of the table is reset (seeded by the game's key, if it has ``reset``), then told its
+    seat in this game (``agent.set_seat(seat)``, if it has the method). Local workers and Ray's actors
     (:mod:`evaluate.ray_backend`) play every game through this function.
 
     Args:
@@ -519,9 +519,11 @@ def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = No
         raise ValueError(f"a table of {len(seats)} for a game of {game.num_players} players")
     players = [agents[label] for label in seats]
     for label, agent in zip(task.table, [agents[label] for label in task.table]):
-        agent.reset(seed=keyed_seed("agent", task.seed, task.table_key, task.deal, label))
+        reset = getattr(agent, "reset", None)  # an object with act alone (a user's) is not asked to have it
+        if reset is not None:
+            reset(seed=keyed_seed("agent", task.seed, task.table_key, task.deal, label))
     # Each agent is told its seat for this game (the optional hook of agents.base.Agent.set_seat;
-    # an object with only the agent protocol's act and reset is not asked to have it).
+    # an object with only the agent protocol's act is not asked to have it).
     for seat, agent in enumerate(players):
         tell = getattr(agent, "set_seat", None)
         if tell is not None:
@@ -1176,7 +1178,13 @@ def run_tournament(
     # The options first, at the table size asked for (else the game's default, which no smaller
     # table makes stricter): a bad one is named as such before the entrants are read and counted.
     build_game(game_name, options if num_players is None else {**options, "num_players": num_players})
-    specs = [str(s).strip() for s in specs]
+    objects = [s for s in specs if not isinstance(s, (str, os.PathLike))]
+    if objects:  # str() of an agent would be read as a SPEC and refused with a misleading message
+        raise TypeError(
+            f"run_tournament takes agent SPECs (text or checkpoint paths), got {objects[0]!r}: a tournament builds "
+            "its agents in every worker process (play_match takes agent objects)"
+        )
+    specs = [os.fspath(s).strip() for s in specs]
     labels = make_labels(game_name, specs)  # reads every SPEC: an unknown one fails here
     if len(labels) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(labels)}")

@@ -140,6 +140,9 @@ def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
         seed: seed of a newly built agent.
     """
     if hasattr(spec, "act"):
+        from agents.base import check_fits
+
+        check_fits(spec, engine, f"an opponent in {game_name}")  # built for this game and these options
         return spec
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(
