@@ -154,6 +154,10 @@ Version history:
 
 from __future__ import annotations
 
+from typing import Any
+
+from pettingzoo import AECEnv, ParallelEnv
+
 from dice_envs.env import DiceGameEnv, env_metadata, to_parallel, wrap
 from dice_envs.games import meyer
 
@@ -165,12 +169,12 @@ class raw_env(DiceGameEnv):
     metadata = env_metadata("meyer_v0")
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Meyer in PettingZoo's standard wrappers; keyword arguments as for :class:`raw_env`."""
     return wrap(raw_env(**kwargs))
 
 
-def parallel_env(**kwargs):
+def parallel_env(**kwargs: Any) -> ParallelEnv:
     """Meyer under PettingZoo's parallel API (``turn_based_aec_to_parallel`` of :func:`env`): one
     agent acts per step, the others' masks are all zeros; keyword arguments as for :class:`raw_env`."""
     return to_parallel(env(**kwargs))
