@@ -56,7 +56,7 @@ def benchmark(game: str, options: dict | None, checkpoint: str, opponents: list[
         engine = env_module(game).raw_env(**options).game
         check_compatible(agent.policy.meta, engine, agent.policy.path)
     options = dict(agent.policy.meta["options"]) if not options else options
-    results = _play_each(game, options, agent, game, opponents, deals, seed, progress, {"greedy": greedy})
+    results = _play_each(game, options, agent, f"{game}: {checkpoint}", opponents, deals, seed, progress, {"greedy": greedy})
     print(strict_json.dumps({"checkpoint": checkpoint, "results": results}))
     return results
 
@@ -89,7 +89,9 @@ def _play_each(game, options, agent, label, opponents, deals, seed, progress, ex
                 bar.close()
         seconds = time.perf_counter() - start
         rate, low, high = res.interval()
+        _, deal_low, deal_high, _ = res.deal_interval()
         print(f"{label} vs {opponent}: win rate {rate:.4f} [{low:.4f}, {high:.4f}] (95% Wilson) over "
-              f"{res.games} games, mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
+              f"{res.games} games, [{deal_low:.4f}, {deal_high:.4f}] over the {len(res.deal_shares)} deals, "
+              f"mean return {res.mean_return:+.4f}, {seconds:.0f} s", flush=True)
         results.append({**res.as_dict(), "seconds": seconds, "seed": seed, **extra})
     return results

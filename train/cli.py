@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 from train.config import FIELDS, build_args, read_config_file
@@ -52,6 +53,38 @@ SB3_FLAGS = {"config": "--config", "set": "--set", "evaluate": "--evaluate", **E
 POSITIONAL_FIELDS = ("game", "options")
 
 
+_KEY_VALUE = re.compile(r"\s*[A-Za-z_]\w*\s*=")
+
+
+def split_specs(text: str) -> tuple[str, ...]:
+    """The SPECs of ``--set baselines=...``: separated by ``;`` if the text has one, else by commas,
+    where a comma inside parentheses (``heuristic:stop_at=(8,5)``) or before another ``KEY=VALUE``
+    of the same SPEC (``bluffer:lie_probability=0.3,reroll=false``) does not separate.
+
+    >>> split_specs("bluffer:lie_probability=0.3,reroll=false,honest")
+    ('bluffer:lie_probability=0.3,reroll=false', 'honest')
+    >>> split_specs("heuristic:stop_at=(8,5),random")
+    ('heuristic:stop_at=(8,5)', 'random')
+    >>> split_specs("honest; doubter")
+    ('honest', 'doubter')
+    """
+    if ";" in text:
+        return tuple(part.strip() for part in text.split(";") if part.strip())
+    pieces, depth, start = [], 0, 0
+    for k, char in enumerate(text + ","):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth <= 0:
+            pieces.append(text[start:k])
+            start, depth = k + 1, 0
+    specs: list[str] = []
+    for piece in pieces:
+        if specs and _KEY_VALUE.match(piece) and ":" in specs[-1]:
+            specs[-1] += "," + piece  # another parameter of the SPEC before it
+        elif piece.strip():
+            specs.append(piece.strip())
+    return tuple(specs)
+
+
 def _parse_field(name: str, text: str):
     """Read ``--set FIELD=VALUE`` by the field's type (never by evaluating text)."""
     from dice_envs.options import parse_value
@@ -60,11 +93,11 @@ def _parse_field(name: str, text: str):
     kind = f.type if not isinstance(f.type, str) else f.type
     kinds = {"int": int, "float": float, "bool": bool, "str": str}
     if name in ("hidden",):
-        return tuple(int(x) for x in text.split(",") if x)
+        return tuple(parse_value(x, int, "--set hidden: a layer size") for x in text.split(",") if x.strip())
     if name in ("baselines",):
-        return tuple(x for x in text.split(",") if x)
+        return split_specs(text)
     if name in ("baseline_weights",):
-        return tuple(float(x) for x in text.split(",") if x)
+        return tuple(parse_value(x, float, "--set baseline_weights: a weight") for x in text.split(",") if x.strip())
     if name == "learner_seat":
         return None if text.lower() == "none" else parse_value(text, int, "--set learner_seat")
     if name == "game":
@@ -125,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.epilog = (
         "Game options go after the game's name, as for play (--lives 2, --num-players 4, --preset dk): "
         "dice-envs play GAME --help lists them with their defaults; a recipe sets some (Meyer: 2 players, "
-        f"6 lives). Fields for --set and config files: {fields} (and options, in a config file only). Lowest first: the "
+        f"6 lives). Fields for --set and config files: {fields} (and options, in a config file only); lists as "
+        "--set hidden=128,128 and --set baselines=SPEC,SPEC (or SPEC;SPEC). Lowest first: the "
         "recipe, --config, --set, then --timesteps, --seed, --run-dir and --no-progress; a --set that disagrees "
         "with one of these flags is refused. The rllib backend (--backend rllib) has flags of its own "
         f"({', '.join(rllib_flags(p))}) and takes neither --config, --set nor --evaluate: see them with "
