@@ -527,3 +527,16 @@ def test_watching_shows_the_rest_and_end_of_input_skips():
 def test_a_two_player_game_does_not_ask_once_the_person_is_out():
     _, text = transcript("syvere", {"num_players": 2}, ["s"] * 100, seed=1)
     assert "You are out" not in text
+
+
+def test_agents_left_alone_are_stopped_after_the_decision_limit(monkeypatch):
+    """Once the person is out nobody can stop the agents: a game they keep going is cut off, no result."""
+    import dice_envs.play as play_module
+
+    monkeypatch.setattr(play_module, "MAX_DECISIONS_WITHOUT_YOU", 1)
+    returns, lines = out_in_meyer([""])
+    assert returns is None
+    assert lines[-1].startswith("The others have taken 1 decisions since you went out and the game is not over")
+    monkeypatch.setattr(play_module, "MAX_DECISIONS_WITHOUT_YOU", 10_000)
+    returns, lines = out_in_meyer([""])
+    assert returns is not None and lines[-1] == "You lose."

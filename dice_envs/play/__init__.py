@@ -35,6 +35,10 @@ QUIT = ("q", "quit", "exit")
 HELP = ("help", "?", "h")
 RULES = ("rules", "rule", "regler")
 SKIP = ("s", "skip")
+#: The most decisions the agents may take once the person is out (as a tournament's default
+#: ``--max-decisions``): agents alone can keep some games going for ever (Meyer under
+#: ``claim_rule="at_least"``, every claim believed and equalled), and nobody is left to stop them.
+MAX_DECISIONS_WITHOUT_YOU = 1_000_000
 YES = ("y", "yes", "j", "ja")
 MAX_INPUT = 80  # longer input is refused without being shown again
 #: Seeds drawn for a game played without one: short enough to type again after --seed.
@@ -100,7 +104,9 @@ def play(
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
 ) -> tuple[float, ...] | None:
-    """Play one game in the terminal; return the returns per seat, or ``None`` if the person quit.
+    """Play one game in the terminal; return the returns per seat, or ``None`` if the person quit
+    (or, once the person was out, the agents took :data:`MAX_DECISIONS_WITHOUT_YOU` decisions without
+    ending the game).
 
     Args:
         game_name: ``syvere``, ``tenthousand`` or ``meyer`` (or a registry id).
@@ -172,6 +178,7 @@ def play(
     # Games where a player can be out (Syvere, Meyer) have still_in(state); in 10 000 nobody leaves.
     still_in: Callable[[object], Sequence[int]] = getattr(game, "still_in", lambda state: range(game.num_players))
     out_asked = quiet = False
+    without_you = 0  # the agents' decisions since the person went out
     try:
         for agent_id in raw.agent_iter():
             obs, _, term, trunc, _ = raw.last()
@@ -191,6 +198,12 @@ def play(
                 action = _ask(game, state, hooks, show, read, write)
             else:
                 action = bots[acting].act(obs["observation"], obs["action_mask"])
+                if out_asked:
+                    without_you += 1
+                    if without_you > MAX_DECISIONS_WITHOUT_YOU:
+                        write(f"The others have taken {MAX_DECISIONS_WITHOUT_YOU:,} decisions since you went out and the "
+                              "game is not over (agents alone can go on for ever here): stopped, with no result.")
+                        return None
             raw.step(action)
             if not quiet:
                 log(raw.log_lines)
