@@ -46,7 +46,18 @@ def progress_bar(**kwargs):
         terminal = False
     if terminal:
         return tqdm(file=stream, dynamic_ncols=True, **kwargs)
-    return tqdm(file=_Lines(stream), mininterval=LOG_EVERY, bar_format=LOG_FORMAT, **kwargs)
+
+    class LogBar(tqdm):
+        """In a log, new figures wait for the next line: tqdm's ``set_postfix`` would print one at once
+        (a line every training period instead of every ``LOG_EVERY`` s)."""
+
+        def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+            super().set_postfix(ordered_dict, refresh=False, **kwargs)
+
+        def set_postfix_str(self, s="", refresh=True):
+            super().set_postfix_str(s, refresh=False)
+
+    return LogBar(file=_Lines(stream), mininterval=LOG_EVERY, bar_format=LOG_FORMAT, **kwargs)
 
 
 def optional_progress_bar(enabled: bool = True, **kwargs):

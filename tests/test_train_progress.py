@@ -42,3 +42,18 @@ def test_a_training_run_logged_to_a_file_has_no_carriage_returns(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "\r" not in out.stderr
     assert any(line.startswith("train meyer: 100% 256/256") for line in out.stderr.splitlines()), out.stderr
+
+
+def test_new_figures_in_a_log_wait_for_the_next_line(monkeypatch):
+    """set_postfix once a period printed a line each period in a log (outside review 8): now the
+    figures go out with the next line, at most every LOG_EVERY seconds, and at the end."""
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    with progress.progress_bar(total=100, desc="train meyer", unit="step") as bar:
+        for k in range(100):
+            bar.update(1)
+            bar.set_postfix(honest=k / 100)
+            bar.set_postfix_str(f"gap {k}")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) <= 2, lines  # the start (maybe) and the end, not a line per figure
+    assert lines[-1].startswith("train meyer: 100% 100/100") and "gap 99" in lines[-1]

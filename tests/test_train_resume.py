@@ -94,10 +94,17 @@ def test_a_run_resumed_from_another_directory_keeps_its_snapshots(tmp_path, monk
     assert stored == ["checkpoints/step_000000256", "checkpoints/step_000000512"]
 
 
-def test_other_baselines_without_their_weights_are_refused_before_anything_is_written(tmp_path):
+def test_other_baselines_get_equal_weights_and_a_bad_seat_is_refused_before_anything_is_written(tmp_path):
+    from train.config import build_args
+
+    # Other baselines than the recipe's, without weights of their own, are drawn equally (the recipe's
+    # three weights no longer fail the count); the recipe's own keep its weights.
+    assert build_args("meyer", {"baselines": ("honest",)}).baseline_weights == ()
+    assert build_args("meyer", {}).baseline_weights != ()
     run = tmp_path / "run"
-    with pytest.raises(ValueError, match=r"baseline_weights must give 1 weights, one per baseline \(honest\), got 3"):
-        main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "baselines=honest", *TINY])
+    with pytest.raises(ValueError, match=r"baseline_weights must give 1 weights, one per baseline \(honest\), got 2"):
+        main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "baselines=honest",
+              "--set", "baseline_weights=1,2", *TINY])  # fmt: skip
     with pytest.raises(ValueError, match="learner_seat"):
         main(["meyer", "--timesteps", "512", "--run-dir", str(run), "--set", "learner_seat=5", *TINY])
     assert not run.exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,8 @@ class Args:
     seed: int = 0
     """Seed of everything random in the run (envs, opponents, network initialisation)."""
     run_dir: str = "runs/run"
-    """Directory of the run: checkpoints/, policy/ (the latest), resume/, tb/, summary.json."""
+    """Directory of the run: checkpoints/, policy/ (the latest), resume/, tb/, summary.json. ``dice-envs train``
+    defaults it to ``runs/<game>-seed<S>`` (``--run-dir``); ``runs/run`` is the default of ``Args`` made in Python."""
     n_envs: int = 8
     """Parallel environments."""
     vec_env: str = "dummy"
@@ -44,7 +46,9 @@ class Args:
     """Adam learning rate (constant unless ``anneal_lr``)."""
     anneal_lr: bool = False
     """Decay the learning rate linearly towards 0 over ``timesteps`` (CleanRL's ``anneal_lr``), in steps of
-    one snapshot/evaluation period; a resumed run picks up the decay where it stopped."""
+    one snapshot/evaluation period; a resumed run picks up the decay where it stopped. Resumed with another
+    ``timesteps``, it goes on from the rate reached at the saved step (a finished run: from its last
+    period's) down to 0 at the new total: the rate never goes back up."""
     gamma: float = 1.0
     """Discount; 1 because the only reward is the game's result (C-3), however late it comes."""
     gae_lambda: float = 0.95
@@ -56,7 +60,8 @@ class Args:
     vf_coef: float = 0.5
     """Value loss weight."""
     hidden: tuple = (64, 64)
-    """Hidden layer sizes of the policy and (separately) of the value network."""
+    """Hidden layer sizes of the policy and (separately) of the value network: a list of whole numbers >= 1
+    (``[64]`` is one layer of 64; ``[]`` a linear policy)."""
     activation: str = "tanh"
     """Activation of the hidden layers: tanh or relu."""
     normalize_obs: bool = True
@@ -66,7 +71,8 @@ class Args:
     baselines: tuple = ("random",)
     """SPECs of the built-in agents in the opponent pool; the periodic evaluation plays each of them."""
     baseline_weights: tuple = ()
-    """Drawing weights of the baselines (default equal)."""
+    """Drawing weights of the baselines (default equal). Other ``baselines`` than the recipe's, given without
+    weights, are drawn with equal weights (the recipe's weights belong to its own baselines)."""
     self_play_weight: float = 0.5
     """Share of the opponent pool given to the learner's past snapshots once there are any."""
     pool_size: int = 8
@@ -91,9 +97,19 @@ class Args:
     """Show a progress bar (tqdm) with steps/s and the latest win rates."""
 
     def __post_init__(self):
-        self.hidden = tuple(int(h) for h in self.hidden)
-        self.baselines = tuple(self.baselines)
-        self.baseline_weights = tuple(float(w) for w in self.baseline_weights)
+        # The list fields, read from a config file or Python, are checked for their types here (the
+        # trainer checks every field's range before it creates anything: train.trainer._check_args).
+        self.hidden = _int_list("hidden", self.hidden, "[64, 64]")
+        self.baselines = tuple(os.fspath(b) if isinstance(b, os.PathLike) else b
+                               for b in _list("baselines", self.baselines, '["honest"]'))  # fmt: skip
+        if not all(isinstance(b, str) and b for b in self.baselines):
+            raise ValueError(f"baselines must be a list of agent SPECs (strings), got {list(self.baselines)!r}")
+        weights = _list("baseline_weights", self.baseline_weights, "[1.0]")
+        if not all(_is_number(w) and w >= 0 for w in weights) or (weights and not sum(weights) > 0):
+            raise ValueError(
+                f"baseline_weights must be a list of numbers >= 0, not all 0, got {list(weights)!r}"
+            )
+        self.baseline_weights = tuple(float(w) for w in weights)
 
     def to_json(self) -> dict:
         """The arguments as a JSON-able dict."""
@@ -102,6 +118,37 @@ class Args:
         d["baselines"] = list(self.baselines)
         d["baseline_weights"] = list(self.baseline_weights)
         return d
+
+
+def _is_number(value) -> bool:
+    """Whether ``value`` is a finite real number (``True`` and ``"0.1"`` are not)."""
+    import numpy as np
+
+    return (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(value))  # fmt: skip
+
+
+def _is_int(value) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _list(name: str, value, example: str) -> tuple:
+    """``value`` as a tuple, if it is a list or tuple; a ``ValueError`` naming ``name`` otherwise."""
+    if not isinstance(value, (list, tuple)):
+        hint = f" (a list even for one: [{value!r}])" if not isinstance(value, dict) else ""
+        if isinstance(value, str):
+            hint = f' (a list even for one: ["{value}"])'
+        raise ValueError(f"{name} must be a list such as {example}, got {value!r}{hint}")
+    return tuple(value)
+
+
+def _int_list(name: str, value, example: str) -> tuple:
+    values = _list(name, value, example)
+    if not all(_is_int(v) and v >= 1 for v in values):
+        raise ValueError(f"{name} must be a list of whole numbers >= 1 such as {example}, got {list(values)!r}")
+    return tuple(int(v) for v in values)
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(Args)}
@@ -193,11 +240,24 @@ def read_config_file(path: str) -> dict[str, Any]:
     return data
 
 
+def _as_tuple(value):
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
 def build_args(game: str, overrides: dict[str, Any]) -> Args:
     """The game's recipe with ``overrides`` (from a config file and flags) applied on top."""
     if game not in RECIPES:
         raise ValueError(f"unknown game {game!r}; choose from {', '.join(RECIPES)}")
     values = {**RECIPES[game], **overrides, "game": game}
+    if (
+        "baselines" in overrides
+        and "baseline_weights" not in overrides
+        and _as_tuple(overrides["baselines"]) != _as_tuple(RECIPES[game].get("baselines", ()))
+    ):
+        # The recipe's weights are its own baselines': other baselines are drawn with equal weights.
+        values["baseline_weights"] = ()
     if "options" in overrides:
+        if not isinstance(overrides["options"], dict):
+            raise ValueError(f"options must be a table of the game's options (lives = 2), got {overrides['options']!r}")
         values["options"] = {**RECIPES[game]["options"], **overrides["options"]}
     return Args(**values)

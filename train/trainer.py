@@ -16,7 +16,9 @@ The run, top to bottom (:func:`train`):
    pickle) and ``state.json``. **Those files are trusted only to resume your own run**: they are
    pickles and may execute code when loaded, so never resume a run directory you did not make.
    No agent ever loads them; agents load only the safe checkpoints of :mod:`agents.checkpoint`.
-5. Running the same command again continues from the last saved period up to ``timesteps``.
+5. Running the same command again continues from the last saved period up to ``timesteps``. Ctrl-C
+   and SIGTERM stop a run at once (exit 130 and 143 on the command line), keeping the last saved period;
+   ``policy/`` is refreshed at every snapshot, so an interrupted run has one.
 
 Layout of ``run_dir``: ``checkpoints/step_<N>/`` (the snapshots), ``policy/`` (the latest
 checkpoint, the one to play against), ``resume/``, ``tb/`` (TensorBoard), ``summary.json``.
@@ -27,10 +29,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 import warnings
 from collections import defaultdict, deque
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -81,7 +86,8 @@ def memory_policy(model, venv, engine, args: Args) -> Policy:
         "game": engine.name,
         "options": engine_options(engine),
         "architecture": {
-            "obs_dim": int(layers[0][0].shape[1]),
+            # a linear policy (hidden=[]) has no hidden layer: its action layer reads the observation
+            "obs_dim": int(layers[0][0].shape[1] if layers else action[0].shape[1]),
             "num_actions": int(action[0].shape[0]),
             "hidden": [int(w.shape[0]) for w, _ in layers],
             "activation": args.activation,
@@ -141,16 +147,68 @@ def _pool_weights(args: Args, n_snapshots: int) -> list[float]:
     return [(1 - share) * w / total for w in base] + [share / n_snapshots] * n_snapshots
 
 
+#: Game ``options`` that are arguments of the training view, and what sets them in training instead.
+VIEW_OPTION_FIELDS = {
+    "opponents": "the training field baselines (SPECs of the opponent pool, with baseline_weights)",
+    "weights": "the training field baseline_weights",
+    "learner_seat": "the training field learner_seat",
+    "shaping": "the training field shaping",
+    "max_cycles": "nothing: training never truncates its games",
+    "render_mode": "nothing: training does not render",
+}
+
+
+def _check_number(args: Args, name: str, ok, what: str) -> None:
+    from train.config import _is_number
+
+    value = getattr(args, name)
+    if not _is_number(value) or not ok(value):
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
 def _check_args(args: Args) -> None:
+    """Every field's type and range (a one-line ``ValueError`` naming the field), before anything is made."""
+    from train.config import _is_int
+
     if args.game not in ("syvere", "tenthousand", "meyer"):
         raise ValueError(f"unknown game {args.game!r}")
+    if not isinstance(args.options, dict):
+        raise ValueError(f"options must be a dict of the game's options, got {args.options!r}")
+    for key in args.options:
+        if key in VIEW_OPTION_FIELDS:
+            raise ValueError(f"options: {key!r} is not a game option but an argument of the training view: "
+                             f"set {VIEW_OPTION_FIELDS[key]}")  # fmt: skip
     for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "eval_every",
-                 "pool_size", "torch_threads"):
+                 "pool_size", "torch_threads", "teacher_states", "teacher_epochs"):
         value = getattr(args, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        if not _is_int(value) or value < 1:
             raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    if args.eval_deals < 0:
-        raise ValueError(f"eval_deals must be >= 0, got {args.eval_deals!r}")
+    if not _is_int(args.eval_deals) or args.eval_deals < 0:
+        raise ValueError(f"eval_deals must be an int >= 0, got {args.eval_deals!r}")
+    if not _is_int(args.seed) or not 0 <= args.seed <= 2**32 - 1:
+        raise ValueError(f"seed must be a whole number from 0 to 2**32 - 1, got {args.seed!r}")
+    if not isinstance(args.run_dir, (str, os.PathLike)) or not os.fspath(args.run_dir):
+        raise ValueError(f"run_dir must be a path, got {args.run_dir!r}")
+    for name in ("anneal_lr", "normalize_obs", "progress"):
+        if not isinstance(getattr(args, name), (bool, np.bool_)):
+            raise ValueError(f"{name} must be true or false, got {getattr(args, name)!r}")
+    if not isinstance(args.teacher, str):
+        raise ValueError(f"teacher must be an agent SPEC (a string; empty: none), got {args.teacher!r}")
+    if args.learner_seat is not None and not _is_int(args.learner_seat):
+        raise ValueError(f"learner_seat must be a seat number or None (a random seat each episode), "
+                         f"got {args.learner_seat!r}")  # fmt: skip
+    _check_number(args, "learning_rate", lambda x: x > 0, "a number > 0")
+    _check_number(args, "teacher_lr", lambda x: x > 0, "a number > 0")
+    _check_number(args, "gamma", lambda x: 0 < x <= 1, "a number in (0, 1]")
+    _check_number(args, "gae_lambda", lambda x: 0 <= x <= 1, "a number in [0, 1]")
+    _check_number(args, "clip_range", lambda x: x > 0, "a number > 0")
+    _check_number(args, "ent_coef", lambda x: x >= 0, "a number >= 0")
+    _check_number(args, "vf_coef", lambda x: x >= 0, "a number >= 0")
+    _check_number(args, "shaping", lambda x: x >= 0, "a number >= 0")
+    _check_number(args, "self_play_weight", lambda x: 0 <= x <= 1, "a number in [0, 1]")
+    # (hidden, baselines and baseline_weights are checked for their types by Args itself)
+    if not all(_is_int(h) and h >= 1 for h in args.hidden):
+        raise ValueError(f"hidden must be a list of whole numbers >= 1 such as [64, 64], got {list(args.hidden)!r}")
     if args.vec_env not in ("dummy", "subproc"):
         raise ValueError(f"vec_env must be 'dummy' or 'subproc', got {args.vec_env!r}")
     if args.activation not in ("tanh", "relu"):
@@ -160,25 +218,25 @@ def _check_args(args: Args) -> None:
     if args.baseline_weights and len(args.baseline_weights) != len(args.baselines):
         raise ValueError(
             f"baseline_weights must give {len(args.baselines)} weights, one per baseline "
-            f"({', '.join(args.baselines)}), got {len(args.baseline_weights)}: with other baselines than the "
-            "recipe's, give --set baseline_weights=... too"
+            f"({', '.join(args.baselines)}), got {len(args.baseline_weights)}: give one weight per baseline, "
+            "or none for equal weights"
         )
+    rollout = args.n_steps * args.n_envs
+    if args.batch_size > rollout:
+        # SB3 cuts each epoch's rollout into minibatches of batch_size: a larger batch_size is one
+        # minibatch of the whole rollout, silently. Warned, not refused: fewer n_envs on a small machine
+        # (vecbench --n-envs 1) is a fair run, full-batch PPO.
+        warnings.warn(
+            f"batch_size {args.batch_size} is larger than a rollout (n_steps * n_envs = {args.n_steps} * "
+            f"{args.n_envs} = {rollout}): each PPO epoch is one minibatch of {rollout}", stacklevel=2,
+        )  # fmt: skip
     if args.shaping and args.gamma != 1.0:
         warnings.warn(
             f"shaping={args.shaping} with gamma={args.gamma}: the shaping leaves the best policy unchanged only "
             "at gamma = 1", stacklevel=2,
         )  # fmt: skip
-    if args.teacher:
-        for name in ("teacher_states", "teacher_epochs"):
-            value = getattr(args, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        if not args.teacher_lr > 0:
-            raise ValueError(f"teacher_lr must be > 0, got {args.teacher_lr!r}")
-        if args.gamma != 1.0:
-            raise ValueError("a teacher needs gamma = 1: its value targets are undiscounted returns")
-    if not 0 <= args.self_play_weight <= 1:
-        raise ValueError(f"self_play_weight must be in [0, 1], got {args.self_play_weight!r}")
+    if args.teacher and args.gamma != 1.0:
+        raise ValueError("a teacher needs gamma = 1: its value targets are undiscounted returns")
 
 
 #: Settings a resumed run may change: how long and how it runs, not what it learns.
@@ -224,15 +282,134 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
+def _annealed(schedule: dict, step: int) -> float:
+    """The learning rate of ``anneal_lr`` at ``step``: linear from ``rate`` at ``from_step`` to 0 at ``to_step``."""
+    span = schedule["to_step"] - schedule["from_step"]
+    if span <= 0:
+        return 0.0
+    return schedule["rate"] * min(max(1.0 - (step - schedule["from_step"]) / span, 0.0), 1.0)
+
+
+def _anneal_schedule(state: dict, args: Args, done: int, resumed: bool) -> dict:
+    """The ``anneal_lr`` schedule of this segment, continuous with the run's so far.
+
+    A run anneals linearly from ``learning_rate`` at step 0 to 0 at ``timesteps`` (one rate per period). A
+    resume with another ``--timesteps`` goes on from the rate the run has reached at its saved step down to 0
+    at the new total, so that raising the total never raises the rate; a run that had finished its schedule
+    (rate 0) goes on from the rate of its last period.
+    """
+    if not resumed:
+        return {"from_step": 0, "rate": float(args.learning_rate), "to_step": int(args.timesteps)}
+    old = state.get("anneal") or {"from_step": 0, "rate": float(state["args"]["learning_rate"]),
+                                  "to_step": int(state["args"]["timesteps"])}  # (a state saved before this key)
+    if old["to_step"] == args.timesteps:
+        return old
+    rate = _annealed(old, done)
+    if rate <= 0:  # the schedule had ended: the rate of its last period (for older state files, of the period
+        # that began at the last multiple of the period length below the saved step)
+        period = min(state["args"]["snapshot_every"], state["args"]["eval_every"])
+        rate = state.get("anneal_last_rate") or _annealed(old, max(done - 1, 0) // period * period)
+    return {"from_step": int(done), "rate": float(rate), "to_step": int(args.timesteps)}
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Within the block, Ctrl-C and SIGTERM are held back and delivered when it ends (in the main thread:
+    Python runs signal handlers there only; elsewhere, or for a handler not set from Python, as they come)."""
+    import signal
+    import threading
+
+    kinds = [s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is not None]
+    if threading.current_thread() is not threading.main_thread():
+        kinds = []
+    caught: list[int] = []
+    before = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in kinds}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+        for signum in caught:
+            signal.raise_signal(signum)  # as if it came now, to the handler put back
+
+
+def _refresh_policy(run: Path, checkpoint: str) -> None:
+    """Make ``run/policy`` a copy of ``checkpoint``: copied aside, then swapped in by two renames with
+    Ctrl-C and SIGTERM held back, so that an interrupted run keeps a whole ``policy/`` (the old or the new)."""
+    import shutil
+
+    target, tmp, old = run / "policy", run / "policy.tmp", run / "policy.old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(checkpoint, tmp)
+    with _signals_deferred():
+        shutil.rmtree(old, ignore_errors=True)
+        if target.exists():
+            os.replace(target, old)
+        os.replace(tmp, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: bool) -> dict:
+    wall = state["wall_seconds"]
+    return {
+        "game": args_json["game"],
+        "options": args_json["options"],
+        "timesteps": int(timesteps),
+        "wall_seconds": wall,
+        # This process's CPU time (all its threads): the figure that does not depend on the load
+        # of a shared machine; with one torch thread and DummyVecEnv it is about one core's time.
+        "cpu_seconds": state.get("cpu_seconds", math.nan),
+        # Steps per second of the whole run, the kickstart included (its share: kickstart_seconds).
+        "steps_per_second": timesteps / wall if wall else math.nan,
+        # (None: a run that kickstarted before this figure was kept, then resumed)
+        "kickstart_seconds": state.get("kickstart_seconds", None if state.get("kickstart") else 0.0),
+        "env_share": state["env_seconds"] / wall if wall else math.nan,
+        "update_share": state["update_seconds"] / wall if wall else math.nan,
+        "policy": str(run / "policy"),
+        "evaluations": state["evals"],
+        "kickstart": state.get("kickstart"),
+        "resumed": resumed,
+        "args": args_json,
+    }
+
+
+def _nothing_to_train(run: Path, state: dict) -> dict:
+    """The summary of a run that has trained its ``--timesteps`` already: its own, unchanged, if it
+    describes the saved state; otherwise (the run stopped after its last save) made from that state."""
+    done = int(state["timesteps"])
+    summary_file = run / "summary.json"
+    if summary_file.is_file():
+        summary = json.loads(summary_file.read_text())
+        if summary.get("timesteps") == done:
+            return summary
+    snapshots = [run / "checkpoints" / Path(s).name for s in state["snapshots"]]
+    snapshots = [s for s in snapshots if (s / "policy.json").is_file()]
+    if snapshots and not (run / "policy" / "policy.json").is_file():
+        _refresh_policy(run, str(snapshots[-1]))
+    summary = _summary(run, state, state["args"], done, resumed=True)
+    _write_json(summary_file, summary)
+    return summary
+
+
+def _saved_step(state_file: Path) -> int | None:
+    try:
+        return int(json.loads(state_file.read_text())["timesteps"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def train(args: Args) -> dict:
-    """Train (or resume training) as ``args`` says; return the run summary (also in summary.json)."""
+    """Train (or resume training) as ``args`` says; return the run summary (also in summary.json).
+
+    A run that has trained ``args.timesteps`` already trains nothing: it says so in one line and returns
+    its summary. SIGTERM (``kill``, ``timeout``, a scheduler) stops the run as Ctrl-C does, at once, keeping
+    what the last saved period saved; it says so in one line on stderr and raises ``SystemExit(143)``
+    (128 + SIGTERM's 15, the status SIGTERM gives by default).
+    """
     _check_args(args)
     import torch
-    import torch.nn as nn
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor, VecNormalize
+
+    from evaluate.tournament import Terminated, sigterm_as_interrupt
 
     torch.set_num_threads(args.torch_threads)
     run = Path(args.run_dir)
@@ -250,13 +427,49 @@ def train(args: Args) -> dict:
                 f"this command trains {args.game} with {args.options}: use another --run-dir"
             )
         _check_resume(run, old, args)
-    # Options, baseline SPECs and the seat are checked before the run directory is made: a refused
-    # command leaves nothing behind.
+    # Options, baseline SPECs, the seat and the teacher are checked before the run directory is made:
+    # a refused command leaves nothing behind.
     probe = SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
                             shaping=args.shaping, **args.options)
     engine = probe.engine  # (the view built every baseline when its pool was set: a bad one is refused)
+    done = int(state.get("timesteps", 0)) if resumed else 0
+    if resumed and done >= args.timesteps:
+        print(f"already trained {done} steps >= --timesteps {args.timesteps}: nothing to train", flush=True)
+        return _nothing_to_train(run, state)
+    anneal = _anneal_schedule(state, args, done, resumed) if args.anneal_lr else None
+    if args.teacher and not state.get("kickstart"):
+        from train.view import resolve_agent
+
+        try:
+            resolve_agent(args.game, engine, args.teacher, seed=0)  # built once and dropped, as the baselines
+        except ValueError as exc:
+            raise ValueError(f"teacher: {exc}") from None
     run.mkdir(parents=True, exist_ok=True)
     resume_dir.mkdir(exist_ok=True)
+    with sigterm_as_interrupt():
+        try:
+            return _train(args, run, state, resumed, engine, probe.num_players, anneal)
+        except Terminated:
+            step = _saved_step(state_file)
+            where = (f"the run is saved at step {step} in {run}: the same command resumes" if step is not None
+                     else f"nothing of the run in {run} was saved yet: the same command starts it again")  # fmt: skip
+            print(f"\ndice-envs: terminated (SIGTERM); {where}", file=sys.stderr, flush=True)
+            raise SystemExit(143) from None
+
+
+def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_players: int, anneal: dict | None) -> dict:
+    """The run itself, once :func:`train` has checked everything and made ``run``."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+    from stable_baselines3.common.utils import safe_mean
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor, VecNormalize
+    from torch.utils.tensorboard import SummaryWriter
+
+    resume_dir = run / "resume"
+    state_file = resume_dir / "state.json"
+    done = int(state.get("timesteps", 0)) if resumed else 0
 
     # Each run segment seeds its envs afresh: env i of a segment gets segment_seed + i, so runs of
     # other seeds and the segments of one run (resumed after evals) draw other streams.
@@ -264,6 +477,8 @@ def train(args: Args) -> dict:
     segment = state.get("segments", len(state["evals"]))
     state["segments"] = segment + 1  # saved with the state at the end of the first period
     segment_seed = args.seed * SEED_STRIDE + segment * SEGMENT_STRIDE
+    if anneal is not None:
+        state["anneal"] = anneal  # saved with the state too
 
     def make(i):
         def thunk():
@@ -272,7 +487,7 @@ def train(args: Args) -> dict:
         return thunk
 
     vec_cls = DummyVecEnv if args.vec_env == "dummy" else SubprocVecEnv
-    # VecMonitor: episode returns and lengths, which SB3 logs as rollout/ep_rew_mean (charts/ here).
+    # VecMonitor: episode returns and lengths, logged as charts/ep_rew_mean and charts/ep_len_mean.
     base_venv = VecMonitor(vec_cls([make(i) for i in range(args.n_envs)]))
     base_venv.seed(segment_seed)
     if resumed and (resume_dir / "vecnormalize.pkl").is_file():
@@ -303,7 +518,14 @@ def train(args: Args) -> dict:
     model.env = timed
 
     class _RenamingTB(TensorBoardOutputFormat):
-        """SB3's ``train/*`` scalars under ``losses/``, ``rollout/*`` under ``charts/`` (CleanRL's names)."""
+        """SB3's ``train/*`` scalars under ``losses/``, ``rollout/*`` under ``charts/`` (CleanRL's names).
+
+        A resumed run's writer starts with ``purge_step``: TensorBoard then hides what the interrupted
+        segment wrote after its last saved period, which this segment writes again."""
+
+        def __init__(self, folder: str, purge_step: int | None = None):  # (SB3's, with purge_step)
+            self.writer = SummaryWriter(log_dir=folder, purge_step=purge_step)
+            self._is_closed = False
 
         def write(self, key_values, key_excluded, step=0):
             renamed, excluded = {}, {}
@@ -313,8 +535,19 @@ def train(args: Args) -> dict:
                 excluded[new] = key_excluded.get(k, ())
             super().write(renamed, excluded, step)
 
-    logger = Logger(folder=str(run / "tb"), output_formats=[_RenamingTB(str(run / "tb"))])
+    purge_step = None
+    if resumed:
+        # Kickstart epochs are logged at steps 0 .. teacher_epochs - 1: never purge those.
+        purge_step = max(done + 1, args.teacher_epochs if state.get("kickstart") else 0)
+    logger = Logger(folder=str(run / "tb"), output_formats=[_RenamingTB(str(run / "tb"), purge_step)])
     model.set_logger(logger)
+
+    def dump(step: int) -> None:
+        """One TensorBoard record per PPO update (SB3's own, inside learn(), is off: log_interval=None)."""
+        if model.ep_info_buffer:
+            model.logger.record("rollout/ep_rew_mean", safe_mean([e["r"] for e in model.ep_info_buffer]))
+            model.logger.record("rollout/ep_len_mean", safe_mean([e["l"] for e in model.ep_info_buffer]))
+        model.logger.dump(step)
 
     # Snapshots are kept by their name under RUN/checkpoints (older state files hold paths relative
     # to the directory the run was started from): a run resumed from elsewhere keeps its pool.
@@ -335,164 +568,154 @@ def train(args: Args) -> dict:
         venv.env_method("set_opponents", pool, _pool_weights(args, len(agents)))
         return len(args.baselines)
 
-    if args.teacher and not state.get("kickstart"):
-        from train.teacher import kickstart
-
-        def log_epoch(epoch, figures):
-            for key, value in figures.items():
-                model.logger.record(f"losses/teacher_{key}", value)
-            model.logger.dump(epoch)
-            if args.progress:
-                print(f"kickstart from {args.teacher}: epoch {epoch + 1}/{args.teacher_epochs} "
-                      f"cross-entropy {figures['cross_entropy']:.4f}, agreement {figures['agreement']:.3f}, "
-                      f"value loss {figures['value_loss']:.4f}", flush=True)
-
-        if args.progress:
-            short = (f"; more than this run's {args.timesteps:,} PPO steps: for a quick run lower it with "
-                     f"--set teacher_states=N" if args.teacher_states > args.timesteps else "")  # fmt: skip
-            print(f"kickstart from {args.teacher}: playing {args.teacher_states:,} of its decisions (teacher_states)"
-                  f"{short}", flush=True)  # fmt: skip
-        t0, c0 = time.perf_counter(), time.process_time()
-        state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
-        state["kickstart_seconds"] = time.perf_counter() - t0
-        state["wall_seconds"] += state["kickstart_seconds"]
-        state["cpu_seconds"] = state.get("cpu_seconds", 0.0) + time.process_time() - c0
-        model.save(str(resume_dir / "model.zip"))
-        venv.save(str(resume_dir / "vecnormalize.pkl"))
-        state.update({"args": args.to_json(), "timesteps": model.num_timesteps})
-        _write_json(state_file, state)
-
-    n_baselines = update_pool()
-    returns_by = defaultdict(lambda: deque(maxlen=500))
-    latest: dict[str, float] = {}
-
-    from dice_envs.progress import progress_bar
-
-    bar = progress_bar(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
-                       disable=not args.progress, desc=f"train {args.game}")
-    times = {"update": 0.0, "rollout_end": None}
-
-    class _Callback(BaseCallback):
-        def _on_rollout_start(self) -> None:
-            if times["rollout_end"] is not None:
-                times["update"] += time.perf_counter() - times["rollout_end"]
-
-        def _on_rollout_end(self) -> None:
-            times["rollout_end"] = time.perf_counter()
-
-        def _on_step(self) -> bool:
-            steps = self.training_env.num_envs
-            if bar.n + steps > bar.total:  # PPO trains whole rollouts, so a run can pass --timesteps
-                bar.total = bar.n + steps
-            bar.update(steps)
-            for info, done in zip(self.locals["infos"], self.locals["dones"]):
-                if done and "learner_return" in info:
-                    kinds = {("pool" if i is not None and i >= n_baselines else args.baselines[i])
-                             for i in info["opponents"] if i is not None}
-                    label = "pool" if "pool" in kinds else "+".join(sorted(kinds))
-                    returns_by[label].append(info["learner_return"])
-            return True
-
-    callback = _Callback()
-    start = time.perf_counter()
-    wall0, env0, upd0 = state["wall_seconds"], state["env_seconds"], state["update_seconds"]
-    cpu0, cpu_start = state.get("cpu_seconds", 0.0), time.process_time()
-    period = min(args.snapshot_every, args.eval_every)
     try:
-        while model.num_timesteps < args.timesteps:
-            before = model.num_timesteps
-            chunk = min(period - before % period, args.timesteps - before)
-            if args.anneal_lr:
-                # SB3's own schedule restarts with every learn() call; this one follows the run.
-                lr = args.learning_rate * max(1.0 - before / args.timesteps, 0.0)
-                model.lr_schedule = lambda _progress, _lr=lr: _lr
-            times["rollout_end"] = None
-            model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=callback, progress_bar=False)
-            now = model.num_timesteps
-            # the update after a chunk's last rollout ran inside learn(), after the last rollout end
-            if times["rollout_end"] is not None:
-                times["update"] += time.perf_counter() - times["rollout_end"]
-            crossed = lambda every: now // every > before // every or now >= args.timesteps  # noqa: E731
-            if crossed(args.snapshot_every):
-                path = str(run / "checkpoints" / f"step_{now:09d}")
-                save_checkpoint(path, engine, *_net_arrays(model), activation=args.activation,
-                                normalization=_normalization(venv, args),
-                                training={"timesteps": now, "seed": args.seed, "args": args.to_json()})
-                snapshots.append(path)
-                update_pool()
-            for label, values in returns_by.items():
-                if values:
-                    n = probe.num_players
-                    share = np.mean([r if r > 0 else (1 / n if r == 0 else 0.0) for r in values])
-                    # Training games, the sampled policy (charts/win_rate_vs_<agent> is the greedy evaluation).
-                    model.logger.record(f"charts/train_win_rate_vs_{label}", float(share))
-                    if label == "pool":
-                        latest["pool"] = float(share)
-            if args.eval_deals and crossed(args.eval_every):
-                policy = memory_policy(model, venv, engine, args)
+        if args.teacher and not state.get("kickstart"):
+            from train.teacher import kickstart
 
-                def act(obs, mask, _p=policy):
-                    return int(np.argmax(_p.probabilities(obs, mask)))
+            def log_epoch(epoch, figures):
+                for key, value in figures.items():
+                    model.logger.record(f"losses/teacher_{key}", value)
+                model.logger.dump(epoch)
+                if args.progress:
+                    print(f"kickstart from {args.teacher}: epoch {epoch + 1}/{args.teacher_epochs} "
+                          f"cross-entropy {figures['cross_entropy']:.4f}, agreement {figures['agreement']:.3f}, "
+                          f"value loss {figures['value_loss']:.4f}", flush=True)
 
-                record = {"timesteps": now}
-                for k, spec in enumerate(args.baselines):
-                    res = play_against(act, args.game, args.options, spec, args.eval_deals,
-                                       EVAL_SEED + 1_000_000 * k + now % 1_000_000)
-                    rate, low, high = res.interval()
-                    record[spec] = {"win_rate": rate, "low": low, "high": high, "games": res.games}
-                    model.logger.record(f"charts/win_rate_vs_{spec}", rate)
-                    latest[spec] = rate
-                state["evals"].append(record)
-            elapsed = time.perf_counter() - start
-            model.logger.record("charts/steps_per_second", now / max(wall0 + elapsed, 1e-9))
-            model.logger.dump(now)
-            bar.set_postfix({k: f"{v:.3f}" for k, v in latest.items()})
-            # What resuming needs, the state file last: it marks the other two as complete.
+            if args.progress:
+                short = (f"; more than this run's {args.timesteps:,} PPO steps: for a quick run lower it with "
+                         f"--set teacher_states=N" if args.teacher_states > args.timesteps else "")  # fmt: skip
+                print(f"kickstart from {args.teacher}: playing {args.teacher_states:,} of its decisions "
+                      f"(teacher_states){short}", flush=True)  # fmt: skip
+            t0, c0 = time.perf_counter(), time.process_time()
+            state["kickstart"] = kickstart(model, venv, args, log=log_epoch)
+            state["kickstart_seconds"] = time.perf_counter() - t0
+            state["wall_seconds"] += state["kickstart_seconds"]
+            state["cpu_seconds"] = state.get("cpu_seconds", 0.0) + time.process_time() - c0
             model.save(str(resume_dir / "model.zip"))
             venv.save(str(resume_dir / "vecnormalize.pkl"))
-            state.update({
-                "args": args.to_json(), "timesteps": now,
-                "snapshots": [str(Path(p).relative_to(run)) for p in snapshots],
-                "wall_seconds": wall0 + elapsed, "env_seconds": env0 + timed.seconds,
-                "cpu_seconds": cpu0 + time.process_time() - cpu_start,
-                "update_seconds": upd0 + times["update"],
-            })
+            state.update({"args": args.to_json(), "timesteps": model.num_timesteps})
             _write_json(state_file, state)
+
+        n_baselines = update_pool()
+        returns_by = defaultdict(lambda: deque(maxlen=500))
+        latest: dict[str, float] = {}
+
+        from dice_envs.progress import progress_bar
+
+        bar = progress_bar(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
+                           disable=not args.progress, desc=f"train {args.game}")
+        times = {"update": 0.0, "rollout_end": None, "undumped": False}
+
+        class _Callback(BaseCallback):
+            def _on_rollout_start(self) -> None:
+                if times["rollout_end"] is not None:
+                    times["update"] += time.perf_counter() - times["rollout_end"]
+                if times["undumped"]:  # the update after the last rollout: logged at that rollout's end
+                    dump(self.model.num_timesteps)
+                    times["undumped"] = False
+
+            def _on_rollout_end(self) -> None:
+                times["rollout_end"] = time.perf_counter()
+                times["undumped"] = True
+
+            def _on_step(self) -> bool:
+                steps = self.training_env.num_envs
+                if bar.n + steps > bar.total:  # PPO trains whole rollouts, so a run can pass --timesteps
+                    bar.total = bar.n + steps
+                bar.update(steps)
+                for info, done_ in zip(self.locals["infos"], self.locals["dones"]):
+                    if done_ and "learner_return" in info:
+                        kinds = {("pool" if i is not None and i >= n_baselines else args.baselines[i])
+                                 for i in info["opponents"] if i is not None}
+                        label = "pool" if "pool" in kinds else "+".join(sorted(kinds))
+                        returns_by[label].append(info["learner_return"])
+                return True
+
+        callback = _Callback()
+        start = time.perf_counter()
+        wall0, env0, upd0 = state["wall_seconds"], state["env_seconds"], state["update_seconds"]
+        cpu0, cpu_start = state.get("cpu_seconds", 0.0), time.process_time()
+        period = min(args.snapshot_every, args.eval_every)
+        try:
+            while model.num_timesteps < args.timesteps:
+                before = model.num_timesteps
+                chunk = min(period - before % period, args.timesteps - before)
+                if anneal is not None:
+                    # SB3's own schedule restarts with every learn() call; this one follows the run.
+                    lr = _annealed(anneal, before)
+                    model.lr_schedule = lambda _progress, _lr=lr: _lr
+                    state["anneal_last_rate"] = lr  # (saved with the state at the period's end)
+                times["rollout_end"], times["undumped"] = None, False
+                # log_interval=None: SB3 dumps nothing itself (it would log the steps after the last saved
+                # period, and each period's last step twice); dump() logs each update once.
+                model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=callback, progress_bar=False,
+                            log_interval=None)  # fmt: skip
+                now = model.num_timesteps
+                # the update after a chunk's last rollout ran inside learn(), after the last rollout end
+                if times["rollout_end"] is not None:
+                    times["update"] += time.perf_counter() - times["rollout_end"]
+                crossed = lambda every: now // every > before // every or now >= args.timesteps  # noqa: E731
+                if crossed(args.snapshot_every):
+                    path = str(run / "checkpoints" / f"step_{now:09d}")
+                    save_checkpoint(path, engine, *_net_arrays(model), activation=args.activation,
+                                    normalization=_normalization(venv, args),
+                                    training={"timesteps": now, "seed": args.seed, "args": args.to_json()})
+                    snapshots.append(path)
+                    # policy/ is the latest checkpoint (what `play` and `tournament` are pointed at), kept
+                    # up to date at every snapshot so that an interrupted run has one.
+                    _refresh_policy(run, path)
+                    update_pool()
+                for label, values in returns_by.items():
+                    if values:
+                        n = num_players
+                        share = np.mean([r if r > 0 else (1 / n if r == 0 else 0.0) for r in values])
+                        # Training games, the sampled policy (charts/win_rate_vs_<agent> is the greedy evaluation).
+                        model.logger.record(f"charts/train_win_rate_vs_{label}", float(share))
+                        if label == "pool":
+                            latest["pool"] = float(share)
+                if args.eval_deals and crossed(args.eval_every):
+                    policy = memory_policy(model, venv, engine, args)
+
+                    def act(obs, mask, _p=policy):
+                        return int(np.argmax(_p.probabilities(obs, mask)))
+
+                    record = {"timesteps": now}
+                    for k, spec in enumerate(args.baselines):
+                        res = play_against(act, args.game, args.options, spec, args.eval_deals,
+                                           EVAL_SEED + 1_000_000 * k + now % 1_000_000)
+                        rate, low, high = res.interval()
+                        record[spec] = {"win_rate": rate, "low": low, "high": high, "games": res.games}
+                        model.logger.record(f"charts/win_rate_vs_{spec}", rate)
+                        latest[spec] = rate
+                    state["evals"].append(record)
+                elapsed = time.perf_counter() - start
+                model.logger.record("charts/steps_per_second", now / max(wall0 + elapsed, 1e-9))
+                dump(now)
+                times["undumped"] = False
+                bar.set_postfix({k: f"{v:.3f}" for k, v in latest.items()})
+                # What resuming needs, the state file last: it marks the other two as complete.
+                model.save(str(resume_dir / "model.zip"))
+                venv.save(str(resume_dir / "vecnormalize.pkl"))
+                state.update({
+                    "args": args.to_json(), "timesteps": now,
+                    "snapshots": [str(Path(p).relative_to(run)) for p in snapshots],
+                    "wall_seconds": wall0 + elapsed, "env_seconds": env0 + timed.seconds,
+                    "cpu_seconds": cpu0 + time.process_time() - cpu_start,
+                    "update_seconds": upd0 + times["update"],
+                })
+                _write_json(state_file, state)
+        finally:
+            bar.close()
     finally:
-        bar.close()
-        venv.close()
+        logger.close()  # TensorBoard's events written so far reach the file, interrupted or not
+        try:
+            venv.close()
+        except (OSError, EOFError):  # subprocess envs already ended by the signal that stops the run
+            pass
 
     final = snapshots[-1] if snapshots else None
-    if final is not None:
-        # policy/ is the latest checkpoint: what `play` and `tournament` are pointed at.
-        import shutil
-
-        target = run / "policy"
-        tmp = run / "policy.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(final, tmp)
-        shutil.rmtree(target, ignore_errors=True)
-        os.replace(tmp, target)
-    wall = state["wall_seconds"]
-    summary = {
-        "game": args.game,
-        "options": args.options,
-        "timesteps": int(model.num_timesteps),
-        "wall_seconds": wall,
-        # This process's CPU time (all its threads): the figure that does not depend on the load
-        # of a shared machine; with one torch thread and DummyVecEnv it is about one core's time.
-        "cpu_seconds": state.get("cpu_seconds", math.nan),
-        # Steps per second of the whole run, the kickstart included (its share: kickstart_seconds).
-        "steps_per_second": model.num_timesteps / wall if wall else math.nan,
-        # (None: a run that kickstarted before this figure was kept, then resumed)
-        "kickstart_seconds": state.get("kickstart_seconds", None if state.get("kickstart") else 0.0),
-        "env_share": state["env_seconds"] / wall if wall else math.nan,
-        "update_share": state["update_seconds"] / wall if wall else math.nan,
-        "policy": str(run / "policy"),
-        "evaluations": state["evals"],
-        "kickstart": state.get("kickstart"),
-        "resumed": resumed,
-        "args": args.to_json(),
-    }
+    if final is not None and not (run / "policy" / "policy.json").is_file():
+        _refresh_policy(run, final)
+    summary = _summary(run, state, args.to_json(), model.num_timesteps, resumed)
     _write_json(run / "summary.json", summary)
     return summary
