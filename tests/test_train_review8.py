@@ -256,6 +256,7 @@ def test_a_resume_with_no_steps_left_trains_nothing_and_changes_nothing(tmp_path
         assert main([*argv, "--timesteps", budget]) == 0
         out = capsys.readouterr().out
         assert out.startswith(f"already trained 512 steps >= --timesteps {budget}: nothing to train\n")
+        assert "trained 512 steps in" not in out and out.splitlines()[1] == f"checkpoint: {run / 'policy'}"
         assert (run / "summary.json").read_text() == summary
         assert sorted(os.listdir(run / "tb")) == tb  # no empty event file appended
 

@@ -293,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     from train.trainer import train
 
     summary = train(args)
+    if summary.get("nothing_to_train"):  # train() said so; the run is as it was
+        print(f"checkpoint: {summary['policy']}")
+        print(f"summary: {args.run_dir}/summary.json")
+        return 0
     last = summary["evaluations"][-1] if summary["evaluations"] else {}
     kick = f" (kickstart {summary['kickstart_seconds']:.0f} s of them)" if summary["kickstart_seconds"] else ""
     print(f"trained {summary['timesteps']} steps in {summary['wall_seconds']:.0f} s{kick}, "

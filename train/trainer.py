@@ -435,7 +435,7 @@ def train(args: Args) -> dict:
     done = int(state.get("timesteps", 0)) if resumed else 0
     if resumed and done >= args.timesteps:
         print(f"already trained {done} steps >= --timesteps {args.timesteps}: nothing to train", flush=True)
-        return _nothing_to_train(run, state)
+        return {**_nothing_to_train(run, state), "nothing_to_train": True}  # (the flag: not in summary.json)
     anneal = _anneal_schedule(state, args, done, resumed) if args.anneal_lr else None
     if args.teacher and not state.get("kickstart"):
         from train.view import resolve_agent
