@@ -16,10 +16,13 @@ A checkpoint is a directory with two files (``../shared/CONTRACTS.md``, "Checkpo
 
 Loading is safe by construction: it reads exactly these two files, parses the JSON with
 :mod:`json` and the weights with :mod:`safetensors` (a header and raw arrays: nothing in either is
-ever executed, unlike a pickle). Every check below fails with a ``ValueError`` that says what is
-wrong: a missing or truncated file, bytes that do not match ``weights_sha256`` (tampering or
+ever executed, unlike a pickle). Every check below fails with a
+:class:`~dice_envs.errors.CheckpointError` (a ``ValueError``, with the checkpoint's ``path``) that
+says what is wrong: a missing or truncated file, bytes that do not match ``weights_sha256`` (tampering or
 corruption), an unknown format or version, another game, other options, another observation
-layout, or weights whose shapes do not match the architecture.
+layout, weights whose shapes do not match the architecture, or a normalisation that is not finite.
+The checksum covers the weights file only: an edit of ``policy.json``'s normalisation, which the
+format keeps in the JSON, is caught only when it leaves the file malformed or not finite.
 
 The network runs in numpy (no SB3, no torch needed at play time): ``logits = action(act(pi(x)))``
 on the normalised observation; the policy is the softmax of the logits over the legal actions.
@@ -42,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from dice_envs.errors import CheckpointError
 from dice_envs.games.base import Game
 from dice_envs.options import option_flag
 
@@ -218,15 +222,16 @@ class Policy:
         return z / z.sum()
 
 
-def _fail(path: Path, why: str) -> ValueError:
-    return ValueError(f"checkpoint {str(path)!r}: {why}")
+def _fail(path: Path, why: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint {str(path)!r}: {why}", path=path)
 
 
 def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     """Read and check a checkpoint directory; return its metadata and weights.
 
     Raises:
-        ValueError: naming what is wrong (see the module docstring).
+        CheckpointError: (a ``ValueError``) naming what is wrong (see the module docstring); its
+            ``path`` is the checkpoint directory.
     """
     path = checkpoint_dir(path)
     meta_file, weights_file = path / META_FILE, path / WEIGHTS_FILE
@@ -300,11 +305,14 @@ def _check_architecture(path: Path, meta: dict, tensors: dict[str, np.ndarray]) 
         try:
             ok = len(norm["mean"]) == obs_dim and len(norm["var"]) == obs_dim
             ok = ok and float(norm["epsilon"]) > 0 and float(norm["clip"]) > 0
-            ok = ok and min(norm["var"]) >= 0
+            figures = np.asarray([*norm["mean"], *norm["var"], norm["epsilon"], norm["clip"]], dtype=np.float64)
+            # finite (a NaN made every logit NaN: an illegal action, blamed on the agent), variances >= 0
+            ok = ok and bool(np.isfinite(figures).all()) and bool((np.asarray(norm["var"], dtype=np.float64) >= 0).all())
         except (KeyError, TypeError, ValueError):
             ok = False
         if not ok:
-            raise _fail(path, f"normalization must hold mean and var of length {obs_dim}, epsilon and clip")
+            raise _fail(path, f"normalization must hold finite mean and var (>= 0) of length {obs_dim}, "
+                              "epsilon and clip > 0")  # fmt: skip
 
 
 def _flag_value(value) -> str:
@@ -316,7 +324,7 @@ def check_compatible(meta: dict, engine, path="") -> None:
     """Refuse a checkpoint made for another game, other options or another observation layout.
 
     Raises:
-        ValueError: saying which of the three differs.
+        CheckpointError: (a ``ValueError``) saying which of the three differs.
     """
     from train.view import observation_layout_version
 
@@ -373,7 +381,8 @@ class TrainedAgent(Agent):
             false samples from the masked softmax.
 
     Raises:
-        ValueError: the checkpoint is unreadable, or made for another game, options or layout.
+        CheckpointError: (a ``ValueError``) the checkpoint is missing or unreadable, or made for
+            another game, options or layout.
     """
 
     name = "trained"
@@ -385,7 +394,7 @@ class TrainedAgent(Agent):
         if where is None:
             where = TRAINED_DIR / game.name
             if not (where / META_FILE).is_file():
-                raise ValueError(f"no trained checkpoint ships for {game.name!r} (looked in {where})")
+                raise CheckpointError(f"no trained checkpoint ships for {game.name!r} (looked in {where})", path=where)
         self.policy = Policy(where)
         check_compatible(self.policy.meta, game, self.policy.path)
         self.greedy = bool(greedy)

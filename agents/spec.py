@@ -36,6 +36,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from dice_envs.errors import InvalidSpecError
 from dice_envs.extras import raise_missing
 from dice_envs.options import declared_types, parse_value, type_name
 
@@ -67,7 +68,7 @@ def resolve_entry(game_name: str, name: str, entry: Any) -> type[Agent]:
     try:
         return getattr(module, class_name)
     except AttributeError:
-        raise ValueError(f"agent {name!r} for {game_name} is not available: {module_name} has no {class_name}") from None
+        raise InvalidSpecError(f"agent {name!r} for {game_name} is not available: {module_name} has no {class_name}") from None
 
 
 def _user_class(game_name: str, name: str) -> type[Agent]:
@@ -79,7 +80,7 @@ def _user_class(game_name: str, name: str) -> type[Agent]:
     module_name, _, class_name = name.partition(":")
     top = module_name.split(".")[0]
     if top in OWN_PACKAGES:
-        raise ValueError(
+        raise InvalidSpecError(
             f"agent {name!r} for {game_name}: {top!r} is a package of dice-envs; name its agents by their "
             f"names ({', '.join(sorted(_table(game_name)))}), and give a module of your own another name"
         )
@@ -91,11 +92,11 @@ def _user_class(game_name: str, name: str) -> type[Agent]:
             break
         except ModuleNotFoundError as exc:
             if exc.name != top:  # the module is there but imports something missing
-                raise ValueError(f"agent {name!r} for {game_name}: cannot import {module_name}: {exc}") from exc
+                raise InvalidSpecError(f"agent {name!r} for {game_name}: cannot import {module_name}: {exc}") from exc
             if attempt or cwd in sys.path:
                 if added:  # found nothing there: leave sys.path as it was
                     sys.path.remove(cwd)
-                raise ValueError(
+                raise InvalidSpecError(
                     f"agent {name!r} for {game_name}: no module {top!r} on sys.path or in the working "
                     f"directory {cwd}"
                 ) from None
@@ -104,12 +105,12 @@ def _user_class(game_name: str, name: str) -> type[Agent]:
             sys.path.append(cwd)
             added = True
         except Exception as exc:  # a syntax error or a failing import-time statement in the user's code
-            raise ValueError(
+            raise InvalidSpecError(
                 f"agent {name!r} for {game_name}: importing {module_name} failed: {type(exc).__name__}: {exc}"
             ) from exc
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls) or not callable(getattr(cls, "act", None)):
-        raise ValueError(
+        raise InvalidSpecError(
             f"agent {name!r} for {game_name}: {module_name}.{class_name} is not an agent class "
             "(a class with act(observation, action_mask), built as CLASS(game, seed=..., **params))"
         )
@@ -142,7 +143,7 @@ def lookup(game_name: str, name: str) -> tuple[str, Any]:
     for registered, entry in table.items():
         if _class_name(entry) == name:
             return registered, entry
-    raise ValueError(f"unknown agent {name!r} for {game_name}; choose from {', '.join(sorted(table))}")
+    raise InvalidSpecError(f"unknown agent {name!r} for {game_name}; choose from {', '.join(sorted(table))}")
 
 
 def split_user_spec(text: str) -> tuple[str, str | None] | None:
@@ -219,17 +220,17 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
             agent's parameters), or a value not of the key's type (naming agent, key and type).
     """
     if not isinstance(spec, str):
-        raise ValueError(f"an agent SPEC is text such as 'random' or 'bluffer:lie_probability=0.3', got {spec!r}")
+        raise InvalidSpecError(f"an agent SPEC is text such as 'random' or 'bluffer:lie_probability=0.3', got {spec!r}")
     text = spec.strip()
     if not text:
-        raise ValueError("an empty agent SPEC")
+        raise InvalidSpecError("an empty agent SPEC")
     head, has_params, body = text.partition(":")
     head = head.strip()
     user = split_user_spec(text)
     if user is not None and not known_name(head):
         name, params = user
         if params is not None and not params.strip():
-            raise ValueError(
+            raise InvalidSpecError(
                 f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {name!r} or {name}:KEY=VALUE,..."
             )
         return name, _parse_params(game_name, name, params or "")
@@ -241,7 +242,7 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
                 raise  # an unknown agent: the message lists the game's agents
         else:
             if has_params and not body.strip():
-                raise ValueError(
+                raise InvalidSpecError(
                     f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {head!r} or "
                     f"{head}:KEY=VALUE,..."
                 )
@@ -250,14 +251,14 @@ def parse_spec(game_name: str, spec: str) -> tuple[str | Path, dict]:
     if checkpoint is not None:
         path, body = checkpoint
         if not body.strip():
-            raise ValueError(
+            raise InvalidSpecError(
                 f"agent SPEC {spec!r} ends with ':' but sets no parameter; write {path!r} or {path}:KEY=VALUE,..."
             )
         return Path(path).expanduser(), _parse_params(game_name, path, body, checkpoint_parameter_types())
     if _looks_like_path(text):
         return Path(text).expanduser(), {}
     table = _table(game_name)
-    raise ValueError(
+    raise InvalidSpecError(
         f"cannot read the agent SPEC {spec!r}: not NAME, NAME:KEY=VALUE,..., MODULE:CLASS or a checkpoint path; "
         f"agents of {game_name}: {', '.join(sorted(table))}"
     )
@@ -293,14 +294,19 @@ def _parse_params(game_name: str, name: str, body: str, types_: dict[str, Any] |
             if not has_value and part.strip():
                 hint = (f"; if {part.strip()!r} is another agent, give it as a SPEC of its own "
                         f"(separate words on the command line, separate strings in Python)")
-            raise ValueError(f"agent {name!r}: parameters go as KEY=VALUE, could not read {part!r}{hint}")
+            raise InvalidSpecError(f"agent {name!r}: parameters go as KEY=VALUE, could not read {part!r}{hint}")
         if key in _RESERVED:
-            raise ValueError(f"agent {name!r}: {key} is not set in a SPEC (the command sets it)")
+            raise InvalidSpecError(f"agent {name!r}: {key} is not set in a SPEC (the command sets it)")
         if key not in types_:
-            raise ValueError(f"agent {name!r} has no parameter {key!r}; its parameters: {listed}")
+            raise InvalidSpecError(f"agent {name!r} has no parameter {key!r}; its parameters: {listed}")
         if key in params:
-            raise ValueError(f"agent {name!r}: parameter {key!r} is given twice")
-        params[key] = parse_value(value.strip(), types_[key], f"agent {name!r}: {key}")
+            raise InvalidSpecError(f"agent {name!r}: parameter {key!r} is given twice")
+        try:
+            params[key] = parse_value(value.strip(), types_[key], f"agent {name!r}: {key}")
+        except InvalidSpecError:
+            raise
+        except ValueError as exc:  # a value not of the key's type: a SPEC error like the others
+            raise InvalidSpecError(str(exc)) from None
     return params
 
 
@@ -336,7 +342,7 @@ def _check_constructor(cls, name: str) -> None:
     if takes_game and takes_seed:
         return
     where = f"{cls.__module__}.{cls.__qualname__}"
-    raise ValueError(
+    raise InvalidSpecError(
         f"agent {name!r}: {where} must be built as CLASS(game, seed=..., **params), but its constructor "
         f"is {cls.__name__}{signature}" + (
             "" if takes_seed else "; give it a seed=None parameter and pass it on (super().__init__(game, seed))"
@@ -380,8 +386,6 @@ def check_python_params(who: str, params: dict, types_: dict[str, Any]) -> None:
     Raises:
         dice_envs.errors.InvalidSpecError: (a ``ValueError``) naming the agent, the key and its type.
     """
-    from dice_envs.errors import InvalidSpecError
-
     for key, value in params.items():
         kind = types_.get(key)
         if kind is not None and not _fits(value, kind):
@@ -403,10 +407,10 @@ def build(game, spec: str, seed: int | None = None, **params):
                 allowed = checkpoint_parameter_types()
                 unknown = [k for k in params if k not in allowed]
                 if unknown and not allowed:
-                    raise ValueError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
+                    raise InvalidSpecError(f"a checkpoint SPEC takes no parameters, got {', '.join(params)}")
                 if unknown:
                     listed = ", ".join(f"{k} ({type_name(t)})" for k, t in allowed.items())
-                    raise ValueError(
+                    raise InvalidSpecError(
                         f"checkpoint {str(name)!r} has no parameter {unknown[0]!r}; its parameters: {listed}"
                     )
             from agents.checkpoint import load_agent
@@ -424,7 +428,7 @@ def build(game, spec: str, seed: int | None = None, **params):
     unknown = [k for k in merged if k not in accepted and not takes_any]
     if unknown:
         listed = ", ".join(parameter_types(game.name, registered)) or "none"
-        raise ValueError(f"agent {registered!r} has no parameter {unknown[0]!r}; its parameters: {listed}")
+        raise InvalidSpecError(f"agent {registered!r} has no parameter {unknown[0]!r}; its parameters: {listed}")
     check_python_params(f"agent {registered!r}", params, parameter_types(game.name, registered))
     try:
         return cls(game, seed=seed, **merged)

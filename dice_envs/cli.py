@@ -18,7 +18,8 @@ import os
 import sys
 from typing import Callable, cast
 
-from dice_envs.extras import NotInstalled, missing_package, raise_missing
+from dice_envs.errors import MissingExtraError
+from dice_envs.extras import missing_package, raise_missing
 from dice_envs.registry import ENVS
 
 GAMES = [env_id.split("/", 1)[1].rsplit("-v", 1)[0] for env_id in ENVS]
@@ -109,7 +110,8 @@ EXIT_CODES = {
     2: "bad usage or a bad value (the message names it), a named file that does not exist or is not of its kind "
     "among them",
     130: "interrupted (Ctrl-C)",
-    143: "terminated (SIGTERM) while a tournament played: the games finished so far are kept in its store",
+    143: "terminated (SIGTERM) while a tournament played or a run trained: the games finished so far are kept "
+    "in its store, the run's last saved period in its run directory",
     141: "the output pipe was closed (as by `| head -1`); nothing is printed",
 }
 
@@ -517,7 +519,7 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
         return command(argv)
     except SystemExit as exc:  # argparse's own exits (help: 0, bad usage: 2), here or in a subcommand
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    except NotInstalled as exc:  # a ValueError, but an installation problem rather than bad usage
+    except MissingExtraError as exc:  # a ValueError, but an installation problem rather than bad usage
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
     except UnicodeEncodeError as exc:  # a ValueError, but the output's text encoding, not bad usage

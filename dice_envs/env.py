@@ -46,19 +46,24 @@ Conventions shared by every env:
   It is built only when asked for.
 * ``max_cycles=M`` truncates the game (every agent truncated, rewards 0) after ``M * N`` actions.
 * ``env()`` wraps the raw env in PettingZoo's ``TerminateIllegalWrapper`` (a masked action ends
-  the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1, everyone else 0),
-  ``AssertOutOfBoundsWrapper`` (an action outside the space is an ``AssertionError``) and
-  ``OrderEnforcingWrapper``, as PettingZoo's classic envs do; see :func:`wrap` for the one
-  change, faster attribute forwarding. The raw env raises ``ValueError`` naming an illegal
-  action instead.
+  the game: the offender gets ``ILLEGAL_ACTION_REWARD`` = -1.0, everyone else 0.0, and the
+  offender's info ``"illegal_action": True``, as the Gymnasium view marks it),
+  ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``, as PettingZoo's classic envs do; see
+  :func:`wrap` for the changes: faster attribute forwarding, and misuse refused with the raw env's
+  own errors instead of PettingZoo's ``AssertionError`` (its asserts ``python -O`` strips). The raw
+  env raises :class:`~dice_envs.errors.IllegalActionError` (a ``ValueError``) naming an illegal
+  action instead of ending the game.
 * Actions follow the engines' one input rule (:func:`dice_envs.games.base.action_id`): a Python
   ``int`` or a numpy integer, a 0-d integer array included (``np.array(3)``); never a bool, float,
   complex number, string, ``None`` (for an agent still playing) or an array with a dimension
-  (``np.array([3])``). The raw env raises ``ValueError`` naming any other value. Under ``env()``,
-  PettingZoo's ``AssertOutOfBoundsWrapper`` looks first: a value outside the ``Discrete`` space
-  (all of those, and ids out of range; a bool counts as outside) raises its ``AssertionError``
-  "action is not in action space"; an id inside the space that the mask forbids ends the game
-  as above.
+  (``np.array([3])``). The raw env raises :class:`~dice_envs.errors.IllegalActionError` naming any
+  other value. Under ``env()`` a value outside the ``Discrete`` space (all of those, and ids out of
+  range; a bool counts as outside) raises the same ``IllegalActionError`` as the raw env, also
+  under ``python -O``; an id inside the space that the mask forbids ends the game as above.
+* Calls that need a game before the first ``reset()`` (``step``, ``last``, ``observe``,
+  ``state``, ``agent_iter``) raise ``ValueError`` ("... before reset(): call reset() first"), under
+  ``env()`` as from the raw env; reading ``agents``, ``rewards`` and the other bookkeeping before
+  reset is PettingZoo's ``AttributeError``.
 """
 
 from __future__ import annotations
@@ -72,8 +77,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from dice_envs import dice as dice_mod
+from dice_envs.errors import IllegalActionError, InvalidOptionError
 from dice_envs.information import all_rolls_public, chance_event, information_events, information_string
 from dice_envs.games.base import Game, check_int
 
@@ -81,7 +88,8 @@ ILLEGAL_ACTION_REWARD = -1.0
 
 
 def check_options(game_class: type[Game], options: dict, extras: tuple[str, ...] = ("render_mode", "max_cycles")) -> dict:
-    """Raise ``ValueError`` naming any option the game does not have, and the ones the caller takes.
+    """Raise :class:`~dice_envs.errors.InvalidOptionError` (a ``ValueError``) naming any option the
+    game does not have, and the ones the caller takes.
 
     Args:
         game_class: the rules engine whose options are checked.
@@ -94,7 +102,7 @@ def check_options(game_class: type[Game], options: dict, extras: tuple[str, ...]
         ``options`` unchanged.
 
     Raises:
-        ValueError: an option that is neither the game's nor in ``extras``.
+        InvalidOptionError: an option that is neither the game's nor in ``extras``.
     """
     params = inspect.signature(game_class.__init__).parameters
     known = [name for name, p in params.items() if name != "self" and p.kind is not p.VAR_KEYWORD]
@@ -105,7 +113,7 @@ def check_options(game_class: type[Game], options: dict, extras: tuple[str, ...]
         return options
     unknown = [name for name in options if name not in known and name not in extras]
     if unknown:
-        raise ValueError(
+        raise InvalidOptionError(
             f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for "
             f"{game_class.name}; options are: {', '.join([*known, *extras])}"
         )
@@ -159,7 +167,7 @@ class DiceGameEnv(AECEnv):
         # render mode) must not change the class's, and so every later env's.
         self.metadata = {**type(self).metadata, "render_modes": list(type(self).metadata["render_modes"])}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
+            raise InvalidOptionError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         if max_cycles is not None:
@@ -233,7 +241,10 @@ class DiceGameEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``seed`` re-seeds the dice (``options`` is accepted and unused)."""
         if seed is not None:
-            check_int("seed", seed, 0)
+            try:
+                check_int("seed", seed, 0)
+            except InvalidOptionError as exc:  # a seed is an argument, not a game option
+                raise ValueError(str(exc)) from None
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
             self._dice = dice_mod.DiceStream(self._rng)
@@ -261,16 +272,11 @@ class DiceGameEnv(AECEnv):
         except (AttributeError, KeyError):  # before reset, or every agent already stepped out
             raise self._not_playing("step()") from None
         if done:
-            if action is not None:
-                raise ValueError(
-                    f"step({action!r}): the game is over for {agent}; PettingZoo steps a terminated or "
-                    "truncated agent with None (call reset() to play another game)"
-                )
-            self._was_dead_step(action)
+            self._was_dead_step(action)  # refuses any action but None
             return
         seat = self._seat[agent]
         state = self.game_state
-        # Raises ValueError naming the action when it is illegal (the engine checks it).
+        # Raises IllegalActionError naming the action when it is illegal (the engine checks it).
         next_state = self.game.apply_action(state, action)
         action = int(action)
         text = self.game.action_to_string(state, action)
@@ -294,9 +300,7 @@ class DiceGameEnv(AECEnv):
         seat = self._seat.get(agent) if type(agent) is str else None
         if seat is None or state is None:
             if seat is None:
-                raise ValueError(
-                    f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}"
-                )
+                raise self._unknown_agent(agent)
             raise self._not_playing(f"observe({agent!r})")
         # Between steps the dice are rolled, so the agent selected is the one to act, unless
         # the game is over (or truncated) and every agent is terminated (or truncated).
@@ -384,7 +388,7 @@ class DiceGameEnv(AECEnv):
         """Yield ``(event, state before it)`` of :meth:`information_state`, replaying the game."""
         seat = self._seat.get(agent) if type(agent) is str else None
         if seat is None:
-            raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+            raise self._unknown_agent(agent)
         if self.game_state is None:
             raise self._not_playing(f"{call}({agent!r})")
         return information_events(self.game, seat, self.history)
@@ -397,11 +401,35 @@ class DiceGameEnv(AECEnv):
         ``render_mode``."""
         return list(self._last_lines)
 
+    def _was_dead_step(self, action) -> None:
+        """PettingZoo's step of a terminated or truncated agent, refusing any action but ``None``
+        with :class:`~dice_envs.errors.IllegalActionError` (``env()``'s wrappers call it too)."""
+        if action is not None:
+            raise IllegalActionError(
+                f"step({action!r}): the game is over for {self.agent_selection}; PettingZoo steps a terminated or "
+                "truncated agent with None (call reset() to play another game)",
+                action=action,
+            )
+        super()._was_dead_step(action)
+
+    def _clear_rewards(self) -> None:
+        # AECEnv's sets int zeros (after a dead agent's step): the rewards stay floats.
+        for agent in self.rewards:
+            self.rewards[agent] = 0.0
+
     # -- helpers ------------------------------------------------------------------------------
+    def _unknown_agent(self, agent) -> ValueError:
+        return ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+
+    @staticmethod
+    def _before_reset(call: str) -> ValueError:
+        """The error for a call that needs a game, made before the first ``reset()``."""
+        return ValueError(f"{call} before reset(): call reset() first")
+
     def _not_playing(self, call: str) -> ValueError:
         """The error for a call that needs a game in progress: before reset, or after the end."""
         if self.game_state is None:
-            return ValueError(f"{call} before reset(): call reset() first")
+            return self._before_reset(call)
         return ValueError(
             f"{call}: the game is over and every agent has been stepped out of it (agents is empty); "
             "call reset() to play another game"
@@ -519,8 +547,12 @@ class _DirectBookkeeping:
         # AECEnv.last, written out so that the per-step loop pays no extra call for the check, and
         # reading the bookkeeping from the unwrapped env directly. After the game, once every
         # agent has been stepped out, the emptied dicts raise KeyError: say why instead. Before
-        # reset, reading agent_selection fails into the wrapper's own "call reset first" error.
-        agent = self.agent_selection
+        # reset, reading agent_selection fails (OrderEnforcingWrapper's AttributeError): the raw
+        # env's "call reset() first" ValueError instead.
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise self._raw._before_reset("last()") from None
         observation = self.observe(agent) if observe else None
         raw = self._raw
         try:
@@ -541,11 +573,65 @@ for _name in _BOOKKEEPING:
 
 
 class TerminateIllegalWrapper(_DirectBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with direct access to the AEC bookkeeping."""
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct access to the AEC bookkeeping.
+
+    After the masked action that ends the game, every reward is a float (PettingZoo's sets int
+    zeros beside the offender's -1.0) and the offender's info says ``"illegal_action": True``, the
+    key the Gymnasium view (``train.view``) uses.
+    """
+
+    def step(self, action) -> None:
+        if self._terminated:  # already ended by an illegal action: the dead agents step out
+            super().step(action)
+            return
+        raw = self._raw
+        agent = raw.agent_selection
+        super().step(action)
+        if self._terminated:  # this action was the illegal one
+            raw.rewards = {a: float(r) for a, r in raw.rewards.items()}
+            info = raw.infos.get(agent)
+            if info is not None:
+                info["illegal_action"] = True
 
 
 class AssertOutOfBoundsWrapper(_DirectBookkeeping, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct access to the AEC bookkeeping."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct access to the AEC bookkeeping, and
+    with the raw env's errors instead of an ``assert`` (which ``python -O`` strips, letting the
+    action reach the mask as an index).
+
+    An action outside the space (or ``None`` for an agent still playing) raises the
+    :class:`~dice_envs.errors.IllegalActionError` the raw env raises for it; a terminated or
+    truncated agent given an action other than ``None`` raises the raw env's error too.
+    """
+
+    def step(self, action) -> None:
+        raw = self._raw
+        try:
+            agent = raw.agent_selection
+            if action is None:
+                ok = raw.terminations[agent] or raw.truncations[agent]
+            else:
+                ok = raw.action_space(agent).contains(action)
+        except (AttributeError, KeyError):  # before reset, or every agent already stepped out
+            raise raw._not_playing("step()") from None
+        if not ok:
+            raise _refusal(raw, agent, action)
+        self.env.step(action)  # BaseWrapper.step: past PettingZoo's assert
+
+
+def _refusal(raw: DiceGameEnv, agent: str, action) -> Exception:
+    """The error ``raw.step(action)`` raises for an action outside the space, without stepping."""
+    if raw.terminations[agent] or raw.truncations[agent]:
+        try:
+            raw._was_dead_step(action)  # raises for any action but None, before changing anything
+        except IllegalActionError as exc:
+            return exc
+    try:
+        raw.game._check_action(raw.game_state, action)
+    except IllegalActionError as exc:
+        return exc
+    space = raw.action_space(agent)
+    return IllegalActionError(f"action {action!r} is outside the action space {space}", action=action)
 
 
 class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
@@ -563,12 +649,46 @@ class OrderEnforcingWrapper(_DirectBookkeeping, wrappers.OrderEnforcingWrapper):
         super().reset(seed=seed, options=options)
         self._view = self._raw
 
+    # Before reset: the raw env's ValueError, where PettingZoo raises AssertionError.
+    # step and observe are PettingZoo's, written out (no extra call on the per-step path).
+    def step(self, action) -> None:
+        if not self._has_reset:
+            raise self._raw._before_reset("step()")
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self.env.step(action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raw = self._raw
+            if type(agent) is not str or agent not in raw.possible_agents:
+                raise raw._unknown_agent(agent)
+            raise raw._before_reset(f"observe({agent!r})")
+        return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            raise self._raw._before_reset("state()")
+        return super().state()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            raise self._raw._before_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
     def __str__(self) -> str:
         return str(self.env)  # as PettingZoo's own OrderEnforcingWrapper prints itself
 
 
 def wrap(raw: DiceGameEnv):
-    """PettingZoo's standard wrappers, as the classic envs apply them (see the note above)."""
+    """PettingZoo's standard wrappers, as the classic envs apply them, in the subclasses above: the
+    same behaviour with faster attribute forwarding, except that misuse raises the raw env's errors
+    (:class:`~dice_envs.errors.IllegalActionError` for an action outside the space or ``None`` for
+    an agent still playing; ``ValueError`` for ``step``, ``last``, ``observe``, ``state`` and
+    ``agent_iter`` before reset) where PettingZoo's raise ``AssertionError``, and that the illegal
+    action ending a game leaves float rewards and ``infos[offender]["illegal_action"] = True``."""
     env = TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
     env = AssertOutOfBoundsWrapper(env)
     return OrderEnforcingWrapper(env)

@@ -61,7 +61,8 @@ class CheckpointError(DiceEnvsError, ValueError):
 class MissingExtraError(DiceEnvsError, ValueError, ImportError):
     """What was asked needs a package this installation lacks (an extra such as ``[train]``); the
     message gives the pip command. An ``ImportError`` as well as a ``ValueError`` (what the package
-    raised for it before): :class:`dice_envs.extras.NotInstalled` is this class."""
+    raised for it before). The package raises it as :class:`dice_envs.extras.NotInstalled`, a
+    subclass kept under its old name; catch this class."""
 
 
 __all__ = [

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
+from dice_envs.errors import MissingExtraError
+
 #: Top-level import name -> the extra that installs it (pyproject.toml's optional-dependencies).
 EXTRA_OF: dict[str, str] = {
     "torch": "train",
@@ -45,11 +47,13 @@ EXTRA_OF: dict[str, str] = {
 OWN_PACKAGES = ("dice_envs", "agents", "train", "evaluate")
 
 
-class NotInstalled(ValueError):
+class NotInstalled(MissingExtraError):
     """What was asked needs a package this installation lacks; the message says what to install.
 
-    A ``ValueError``, so the documented errors of :func:`agents.make_agent` still hold; the command
-    line exits with 1 for it (an installation problem), not 2 (bad usage).
+    The :class:`~dice_envs.errors.MissingExtraError` the package raises (under the name it had
+    before that class existed): an ``ImportError``, and still a ``ValueError``, so the documented
+    errors of :func:`agents.make_agent` still hold; the command line exits with 1 for it (an
+    installation problem), not 2 (bad usage).
     """
 
 

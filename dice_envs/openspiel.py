@@ -80,6 +80,7 @@ except ModuleNotFoundError as _exc:  # one line naming the extra, not a bare tra
         raise NotInstalled("dice_envs.openspiel needs Python 3.11 or later (OpenSpiel's wheels)") from _exc
     raise_missing(_exc, "dice_envs.openspiel (the games for OpenSpiel)")
 
+from dice_envs.errors import InvalidOptionError
 from dice_envs.information import all_rolls_public, chance_event, event_text, step_events
 from dice_envs.options import game_class, option_defaults
 
@@ -206,7 +207,7 @@ class DiceGame(pyspiel.Game):
             message = str(exc)
             for option, parameter in _PARAMETER.items():
                 message = re.sub(rf"\b{option}\b", parameter, message)
-            raise ValueError(f"{short_name(self.variant)}: {message}") from None
+            raise InvalidOptionError(f"{short_name(self.variant)}: {message}") from None
         engine = self.engine
         # The parameters the engine plays by, for get_parameters() and str(game).
         effective = {k: getattr(engine, _OPTION.get(k, k), v) for k, v in params.items()}

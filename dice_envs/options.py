@@ -23,6 +23,8 @@ import typing
 from fractions import Fraction
 from typing import Any
 
+from dice_envs.errors import InvalidOptionError
+
 #: Whole numbers are refused beyond the int64 range: no option or parameter needs more, and a
 #: larger number would only overflow an observation bound or an array later, far from its cause.
 INT_LIMIT = 2**63 - 1
@@ -303,8 +305,9 @@ def parse_game_options(game: str, words: list[str]) -> dict:
     ``--num_players``); values are read by the option's type (:func:`option_types`).
 
     Raises:
-        ValueError: a word that is not an option, an unknown option (the message lists the
-            game's options), a missing value, or a value that is not of the option's type.
+        InvalidOptionError: (a ``ValueError``) a word that is not an option, an unknown option (the
+            message lists the game's options), a missing value, or a value that is not of the
+            option's type.
     """
     types_ = option_types(game)
     options: dict[str, Any] = {}
@@ -312,22 +315,25 @@ def parse_game_options(game: str, words: list[str]) -> dict:
     while i < len(words):
         word = words[i]
         if not word.startswith("--") or len(word) == 2:
-            raise ValueError(f"game options go as --name value; could not read {word!r}")
+            raise InvalidOptionError(f"game options go as --name value; could not read {word!r}")
         name, has_value, text = word[2:].partition("=")
         key = name.replace("-", "_")
         if key not in types_:
             known = ", ".join(option_flag(n) for n in types_)
-            raise ValueError(f"unknown option {key!r} ({word.split('=')[0]}) for {game}; options are: {known}")
+            raise InvalidOptionError(f"unknown option {key!r} ({word.split('=')[0]}) for {game}; options are: {known}")
         if has_value:
             i += 1
         else:
             if i + 1 >= len(words):
-                raise ValueError(f"option {option_flag(key)} needs a value ({type_name(types_[key])})")
+                raise InvalidOptionError(f"option {option_flag(key)} needs a value ({type_name(types_[key])})")
             text = words[i + 1]
             i += 2
         if key in options:
-            raise ValueError(f"option {option_flag(key)} is given twice")
-        options[key] = parse_value(text, types_[key], f"option {option_flag(key)}")
+            raise InvalidOptionError(f"option {option_flag(key)} is given twice")
+        try:
+            options[key] = parse_value(text, types_[key], f"option {option_flag(key)}")
+        except ValueError as exc:  # parse_value also reads agents' parameters: the class is said here
+            raise InvalidOptionError(str(exc)) from None
     return options
 
 
@@ -339,13 +345,13 @@ def check_game_options(game: str, options: dict, refused: str | None = None) -> 
     itself takes, are refused with a message saying so when ``refused`` names the caller.
 
     Raises:
-        ValueError: an unknown option, naming it and the game's options.
+        InvalidOptionError: (a ``ValueError``) an unknown option, naming it and the game's options.
     """
     options = dict(options)
     if refused:
         for name in ("render_mode", "max_cycles"):
             if name in options:
-                raise ValueError(f"{name} is not an option of {refused}")
+                raise InvalidOptionError(f"{name} is not an option of {refused}")
     known = option_types(game)
     unknown = [name for name in options if name not in known]
     if unknown:
@@ -356,7 +362,7 @@ def check_game_options(game: str, options: dict, refused: str | None = None) -> 
         except TypeError:  # an adapter without the extras argument: fall through to our message
             pass
         listed = ", ".join(known)
-        raise ValueError(
+        raise InvalidOptionError(
             f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} for {game}; "
             f"options are: {listed}"
         )

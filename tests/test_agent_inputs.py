@@ -107,3 +107,10 @@ def test_the_agent_classes_are_in_the_public_surface():
     for name in ("HonestAgent", "BlufferAgent", "BayesianDoubter", "SyvereHeuristic", "GreedyAgent", "ThresholdAgent",
                  "DeterministicAgent", "check_fits"):  # fmt: skip
         assert name in agents.__all__ and hasattr(agents, name)
+
+
+@pytest.mark.parametrize("spec", ["no_such_agent", "bluffer:lie_probability=x", "bluffer:nope=1", "random:", "x.y:Z"])
+def test_a_bad_spec_is_an_invalid_spec_error(spec):
+    with pytest.raises(InvalidSpecError) as info:
+        make_agent(meyer.Game(), spec)
+    assert isinstance(info.value, ValueError)

@@ -122,6 +122,11 @@ def test_foreign_checkpoints_are_refused_saying_which(tmp_path):
         (lambda d: (d / META_FILE).write_text('{"format": "something else"}'), "not a dice-envs policy"),
         (lambda d: _rewrite_meta(d, lambda m: m["architecture"].update(hidden=[8, 6])), "do not match|shape"),
         (lambda d: _rewrite_meta(d, lambda m: m["normalization"].update(mean=[0.0])), "normalization"),
+        # not finite (json reads NaN and Infinity): every logit NaN, which played an illegal action (review 8)
+        (lambda d: _rewrite_meta(d, lambda m: m["normalization"]["mean"].__setitem__(0, float("nan"))), "finite"),
+        (lambda d: _rewrite_meta(d, lambda m: m["normalization"]["var"].__setitem__(-1, float("nan"))), "finite"),
+        (lambda d: _rewrite_meta(d, lambda m: m["normalization"]["var"].__setitem__(2, -1.0)), "finite"),
+        (lambda d: _rewrite_meta(d, lambda m: m["normalization"].update(clip=float("inf"))), "finite"),
     ],
 )
 def test_corrupt_truncated_and_tampered_files_are_refused(tmp_path, damage, message):

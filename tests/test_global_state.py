@@ -177,7 +177,7 @@ def test_the_registry_envs_forward_the_state_and_refuse_it_before_reset(env_id):
     raw = aec.unwrapped
     assert aec.state_space is raw.state_space and par.state_space is par.unwrapped.state_space
     assert aec.state_space == par.state_space
-    with pytest.raises(AssertionError, match="reset"):  # PettingZoo's OrderEnforcingWrapper
+    with pytest.raises(ValueError, match="state\\(\\) before reset\\(\\): call reset\\(\\) first"):  # as raw_env says
         aec.state()
     with pytest.raises(ValueError, match="before reset"):
         raw.state()

@@ -220,7 +220,7 @@ def test_raw_env_step_refuses_every_non_integer_action_with_a_value_error(name, 
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_wrapped_env_takes_a_legal_0d_array_and_asserts_on_out_of_space_values(name):
+def test_wrapped_env_takes_a_legal_0d_array_and_refuses_out_of_space_values(name):
     env = env_module(name).env(num_players=3)
     env.reset(seed=1)
     obs, *_ = env.last()
@@ -230,12 +230,16 @@ def test_wrapped_env_takes_a_legal_0d_array_and_asserts_on_out_of_space_values(n
     assert env.unwrapped.history[before][:3] == ("action", 0, legal)
     assert not any(env.terminations.values()) or env.unwrapped.game.is_terminal(env.unwrapped.game_state)
     # Values outside the Discrete space (a bool, a float, a 1-element array, None for a live
-    # agent) stop at PettingZoo's AssertOutOfBoundsWrapper, as the env docstring says.
+    # agent) stop at the out-of-bounds wrapper with the raw env's IllegalActionError (PettingZoo's
+    # asserted, which python -O removes), the game untouched.
+    from dice_envs.errors import IllegalActionError
+
     for bad in (True, 1.0, np.array([0]), None, -1, env.unwrapped.game.num_actions):
         fresh = env_module(name).env(num_players=3)
         fresh.reset(seed=1)
-        with pytest.raises(AssertionError, match="not in action space"):
+        with pytest.raises(IllegalActionError):
             fresh.step(bad)
+        assert len(fresh.unwrapped.history) == 1 and not any(fresh.terminations.values())
 
 
 # -- item 3: observe with a bad seat ---------------------------------------------------------------

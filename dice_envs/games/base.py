@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from dice_envs import dice as dice_mod
+from dice_envs.errors import IllegalActionError, InvalidOptionError
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -43,7 +44,8 @@ def action_id(action) -> int:
     (3, 3, 3)
 
     Raises:
-        ValueError: naming the value and what an action must be.
+        IllegalActionError: (a ``ValueError``) naming the value and what an action must be; its
+            ``legal`` is ``None`` (no state is at hand here; an engine's ``apply_action`` fills it in).
     """
     if type(action) is int:
         return action
@@ -51,7 +53,7 @@ def action_id(action) -> int:
         return int(action)
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         return int(action)
-    raise ValueError(f"an action must be {ACTION_RULE}; got {action!r} ({type(action).__name__})")
+    raise IllegalActionError(f"an action must be {ACTION_RULE}; got {action!r} ({type(action).__name__})", action=action)
 
 
 def seat_index(player, num_players: int) -> int:
@@ -150,10 +152,10 @@ class Game(abc.ABC):
         return True
 
     def check_decisions(self, options: dict) -> None:
-        """Refuse (``ValueError``) options under which nobody ever decides: a learner would have
+        """Refuse (:class:`~dice_envs.errors.InvalidOptionError`, a ``ValueError``) options under which nobody ever decides: a learner would have
         nothing to learn, and every reset would play whole games without a decision."""
         if not self.has_decisions():
-            raise ValueError(f"{self.name} with options {options} has no decisions to learn (every turn plays itself out)")
+            raise InvalidOptionError(f"{self.name} with options {options} has no decisions to learn (every turn plays itself out)")
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -232,7 +234,8 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def apply_action(self, state, action: int) -> Any:
-        """The next state; ``ValueError`` naming the action if it is illegal."""
+        """The next state; :class:`~dice_envs.errors.IllegalActionError` (a ``ValueError``) naming
+        the action if it is illegal."""
 
     @abc.abstractmethod
     def action_to_string(self, state, action: int) -> str:
@@ -247,7 +250,8 @@ class Game(abc.ABC):
         """The legal action whose string is ``text`` (surrounding space and case ignored).
 
         Raises:
-            ValueError: ``text`` is not a string, or no legal action has that string.
+            ValueError: ``text`` is not a string; :class:`~dice_envs.errors.IllegalActionError` (a
+                ``ValueError``): no legal action has that string.
         """
         if not isinstance(text, str):
             legal = self.legal_actions(state)
@@ -259,7 +263,9 @@ class Game(abc.ABC):
             if self.action_to_string(state, action) == wanted:
                 return action
         choices = ", ".join(repr(self.action_to_string(state, a)) for a in legal) or "none"
-        raise ValueError(f"{text!r} is not a legal action here; legal actions: {choices}")
+        raise IllegalActionError(
+            f"{text!r} is not a legal action here; legal actions: {choices}", action=text, legal=self._legal_ids(state)
+        )
 
     # -- observation -------------------------------------------------------------------------
     @abc.abstractmethod
@@ -325,23 +331,42 @@ class Game(abc.ABC):
         return [f"player_{seat}: {a} -> {b} ({b - a:+d})" for seat, a, b in self.score_changes(before, after)]
 
     # -- helpers for subclasses -------------------------------------------------------------
-    def _illegal(self, state, action) -> ValueError:
+    def _legal_ids(self, state) -> tuple[int, ...] | None:
+        """The legal action ids of ``state`` as a tuple of ints for :class:`IllegalActionError`'s
+        ``legal``; ``None`` when nobody is to act (the game is over, or dice are to be rolled).
+        Only called once an action has been refused."""
+        if self.is_terminal(state) or self.is_chance(state):
+            return None
+        return tuple(int(a) for a in self.legal_actions(state))
+
+    def _illegal(self, state, action) -> IllegalActionError:
         legal = self.legal_actions(state)
         names = ", ".join(f"{a} ({self.action_to_string(state, a)})" for a in legal) or "none"
-        return ValueError(f"illegal action {action!r} in {self.name}; legal actions: {names}")
+        return IllegalActionError(
+            f"illegal action {action!r} in {self.name}; legal actions: {names}", action=action, legal=self._legal_ids(state)
+        )
+
+    def _not_an_action(self, state, error: IllegalActionError) -> IllegalActionError:
+        """``error`` (from :func:`action_id`) with the legal actions of ``state`` filled in."""
+        error.legal = self._legal_ids(state)
+        return error
 
     def _check_action(self, state, action) -> int:
-        """Return ``action`` as an int if it is legal, else raise ``ValueError`` naming it.
+        """Return ``action`` as an int if it is legal, else raise
+        :class:`~dice_envs.errors.IllegalActionError` (a ``ValueError``) naming it.
 
         The slow path of every engine's ``apply_action``: the one input rule (:func:`action_id`)
         first, then whether anyone may act, then legality.
         """
-        a = action_id(action)
+        try:
+            a = action_id(action)
+        except IllegalActionError as exc:
+            raise self._not_an_action(state, exc) from None
         if self.is_terminal(state):
-            raise ValueError(f"illegal action {action!r} in {self.name}: the game is over")
+            raise IllegalActionError(f"illegal action {action!r} in {self.name}: the game is over", action=action)
         if self.is_chance(state):
-            raise ValueError(
-                f"illegal action {action!r} in {self.name}: dice must be rolled first (chance state)"
+            raise IllegalActionError(
+                f"illegal action {action!r} in {self.name}: dice must be rolled first (chance state)", action=action
             )
         if a not in self.legal_actions(state):
             raise self._illegal(state, action)
@@ -350,26 +375,31 @@ class Game(abc.ABC):
 
 # -- option checking -------------------------------------------------------------------------
 def check_int(name: str, value, low: int, high: int | None = None) -> int:
-    """Validate an integer option, naming it and its allowed range in the error."""
+    """Validate an integer option, naming it and its allowed range in the error.
+
+    Raises:
+        InvalidOptionError: (a ``ValueError``) not an int or numpy integer (a bool is not one), or
+            out of ``low..high``.
+    """
     allowed = f"{low}..{high}" if high is not None else f">= {low}"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer ({allowed}), got {value!r}")
+        raise InvalidOptionError(f"{name} must be an integer ({allowed}), got {value!r}")
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise InvalidOptionError(f"{name} must be {allowed}, got {value!r}")
     return int(value)
 
 
 def check_choice(name: str, value, allowed: Sequence) -> Any:
-    """Validate an option that takes one of a few values."""
+    """Validate an option that takes one of a few values (:class:`InvalidOptionError` if not)."""
     if value not in allowed or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+        raise InvalidOptionError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
     return value
 
 
 def check_bool(name: str, value) -> bool:
-    """Validate a True/False option."""
+    """Validate a True/False option (:class:`InvalidOptionError` if not)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise InvalidOptionError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 

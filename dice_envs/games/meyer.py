@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dice_envs import dice as dice_mod
+from dice_envs.errors import IllegalActionError
 from dice_envs.games import base
 
 # -- actions (ME-10) ---------------------------------------------------------------------------
@@ -442,9 +443,10 @@ class Game(base.Game):
             return ACTION_STRINGS[action]
         action = base.action_id(action)
         if not 0 <= action < len(ACTION_STRINGS):
-            raise ValueError(
+            raise IllegalActionError(
                 f"unknown meyer action id {action!r}; ids are 0 (doubt), 1 (believe), 2 (reroll) "
-                f"and 3..{len(ACTION_STRINGS) - 1} (claim 21 .. claim 32)"
+                f"and 3..{len(ACTION_STRINGS) - 1} (claim 21 .. claim 32)",
+                action=action,
             )
         return ACTION_STRINGS[action]
 

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from dice_envs import dice as dice_mod
+from dice_envs.errors import IllegalActionError
 from dice_envs.games import base
 
 ROLL = 0
@@ -227,7 +228,7 @@ class Game(base.Game):
         if type(action) is not int:
             action = base.action_id(action)
         if action not in (ROLL, STOP):
-            raise ValueError(f"unknown syvere action id {action!r}; ids are 0 (roll) and 1 (stop)")
+            raise IllegalActionError(f"unknown syvere action id {action!r}; ids are 0 (roll) and 1 (stop)", action=action)
         return ACTION_STRINGS[action]
 
     # -- turn and round ends ----------------------------------------------------------------

@@ -74,6 +74,7 @@ import numpy as np
 
 from dice_envs import dice as dice_mod
 from dice_envs.dice import to_string
+from dice_envs.errors import IllegalActionError, InvalidOptionError
 from dice_envs.games import base
 
 NUM_DICE = 6
@@ -269,7 +270,7 @@ def decode_action(action: int) -> tuple[tuple[int, ...], bool]:
     """
     a = base.action_id(action)
     if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"unknown tenthousand action id {action!r}; ids are 0..{NUM_ACTIONS - 1}")
+        raise IllegalActionError(f"unknown tenthousand action id {action!r}; ids are 0..{NUM_ACTIONS - 1}", action=action)
     return SELECTIONS[a // 2], bool(a % 2)
 
 
@@ -307,7 +308,7 @@ class State(NamedTuple):
 def _check_points(name: str, value, low: int, high: int = MAX_POINTS) -> int:
     value = base.check_int(name, value, low, high)
     if value % 50:
-        raise ValueError(f"{name} must be a multiple of 50 ({low}..{high}), got {value!r}")
+        raise InvalidOptionError(f"{name} must be a multiple of 50 ({low}..{high}), got {value!r}")
     return value
 
 
@@ -328,7 +329,8 @@ class Game(base.Game):
             ``"doubling"``, TT-9f), and ``first_starter`` (the seat that starts, C-4; default 0).
 
     Raises:
-        ValueError: an unknown preset or option, or a bad value, naming it and the allowed values;
+        InvalidOptionError: (a ``ValueError``) an unknown preset or option, or a bad value, naming it
+            and the allowed values;
             option combinations under which some player could never finish (TT-9), naming them.
     """
 
@@ -351,7 +353,7 @@ class Game(base.Game):
         unknown = sorted(set(options) - set(PRESETS[preset]))
         if unknown:
             allowed = ", ".join(["num_players", "preset", "first_starter", *PRESETS[preset]])
-            raise ValueError(f"unknown tenthousand option {unknown[0]!r}; options are {allowed}")
+            raise InvalidOptionError(f"unknown tenthousand option {unknown[0]!r}; options are {allowed}")
         o = {**PRESETS[preset], **options}
         self.target = _check_points("target", o["target"], 50, MAX_TARGET)
         # TT-9: an opening above the target is refused; so is a minimum bank above it (such a game
@@ -361,7 +363,7 @@ class Game(base.Game):
             if name not in options:
                 o[name] = min(o[name], self.target)
             elif base.check_int(name, o[name], 0) > self.target:
-                raise ValueError(
+                raise InvalidOptionError(
                     f"{name} {o[name]} is above the target {self.target}: every bank it allows would pass "
                     f"the target; give {name} <= target"
                 )
@@ -377,7 +379,7 @@ class Game(base.Game):
         if self.exact_target and self.bust_penalty % 50:
             # Every score is a multiple of 50 (TT-5, TT-9a); a penalty that is not would leave a
             # player off the grid of totals from which the target can be hit exactly.
-            raise ValueError(
+            raise InvalidOptionError(
                 f"bust_penalty {self.bust_penalty} with exact_target=True: a penalised player could "
                 "never reach the target exactly; give a bust_penalty that is a multiple of 50"
             )
@@ -670,7 +672,10 @@ class Game(base.Game):
         if state.winners is not None or state.to_roll:
             self._check_action(state, action)  # raises, naming the action
         if type(action) is not int:
-            action = base.action_id(action)  # the input rule; raises, naming the value
+            try:
+                action = base.action_id(action)  # the input rule; raises, naming the value
+            except IllegalActionError as exc:
+                raise self._not_an_action(state, exc) from None
         # The roll cache is per process: a state built elsewhere (unpickled, by hand) fills it.
         entry = (self._rolls.get(state.roll) or self._cache_roll(state.roll))[1].get(action)
         if entry is None:
