@@ -119,7 +119,9 @@ def save_checkpoint(
     """
     from safetensors.numpy import save
 
-    from train.view import observation_layout_version
+    from dice_envs.extras import import_own
+
+    observation_layout_version = import_own("train.view").observation_layout_version  # a user's train.py is named
 
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
@@ -326,7 +328,9 @@ def check_compatible(meta: dict, engine, path="") -> None:
     Raises:
         CheckpointError: (a ``ValueError``) saying which of the three differs.
     """
-    from train.view import observation_layout_version
+    from dice_envs.extras import import_own
+
+    observation_layout_version = import_own("train.view").observation_layout_version  # a user's train.py is named
 
     path = Path(path)
     if meta["game"] != engine.name:

@@ -368,6 +368,21 @@ def test_a_module_of_the_users_that_hides_ours_is_named(tmp_path, name):
     )
 
 
+def test_the_trained_agent_names_a_train_py_of_the_users_without_running_it(tmp_path):
+    # make_agent(..., "trained") imported train.view plainly: a user's train.py ran, then
+    # "No module named 'train.view'; 'train' is not a package" (outside API review 8).
+    import subprocess
+    import sys
+
+    (tmp_path / "train.py").write_text("print('the user module ran')\n")
+    code = "import agents\nagents.make_agent('meyer', 'trained')\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "ran" not in done.stdout
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"ImportError: dice-envs' package 'train' is hidden by {tmp_path.resolve() / 'train'}.py"
+    )
+
+
 def test_a_folder_of_the_users_that_hides_ours_is_named(tmp_path):
     # An empty agents/ folder in the working directory is a namespace package to Python, and with an
     # editable install it comes first; the message named "None" (outside RL-pipeline review).
