@@ -239,7 +239,9 @@ class DiceGameEnv(AECEnv):
 
     # -- AEC API ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game; ``seed`` re-seeds the dice (``options`` is accepted and unused)."""
+        """Start a new game; ``seed`` re-seeds the dice. ``options`` is accepted and unused: the game's
+        options are the env's own, given when it is made; refusing a key would fail PettingZoo's
+        own ``api_test`` and ``parallel_api_test``, which reset with ``options={"options": 1}``."""
         if seed is not None:
             try:
                 check_int("seed", seed, 0)
