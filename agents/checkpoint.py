@@ -36,7 +36,6 @@ Example::
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 from pathlib import Path
@@ -63,22 +62,13 @@ TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 
 def engine_options(engine) -> dict[str, Any]:
-    """Every option of a rules engine, resolved to its value (presets expanded).
+    """Every option of a rules engine, resolved to its value (presets expanded):
+    :meth:`dice_envs.games.base.Game.option_values`.
 
     Two engines built from different spellings of the same options (``preset="dk"`` against the
     same options given one by one) give the same dict, so this is what checkpoints compare.
     """
-    cls = type(engine)
-    if hasattr(cls, "option_names"):
-        names = list(cls.option_names())
-    else:
-        params = inspect.signature(cls.__init__).parameters.values()
-        names = [p.name for p in params if p.name != "self" and p.kind is p.POSITIONAL_OR_KEYWORD]
-    options = {}
-    for name in names:
-        value = getattr(engine, name)
-        options[name] = value.item() if isinstance(value, np.generic) else value
-    return options
+    return engine.option_values()
 
 
 def _game_name(game) -> str:

@@ -114,3 +114,15 @@ def test_a_bad_spec_is_an_invalid_spec_error(spec):
     with pytest.raises(InvalidSpecError) as info:
         make_agent(meyer.Game(), spec)
     assert isinstance(info.value, ValueError)
+
+
+def test_an_engine_shows_its_options():
+    assert repr(syvere.Game(num_players=4)) == (
+        "syvere.Game(num_players=4, elimination=77, max_rolls=3, next_starter='right', first_starter=0)"
+    )
+    dk = tenthousand.Game(preset="dk")
+    spelled = tenthousand.Game(**{k: v for k, v in dk.option_values().items() if k != "preset"})
+    assert repr(dk).startswith("tenthousand.Game(num_players=2, preset='dk', ")
+    assert {k: v for k, v in spelled.option_values().items() if k != "preset"} == {
+        k: v for k, v in dk.option_values().items() if k != "preset"
+    }

@@ -15,6 +15,7 @@ and ``state_low``, ``state_high`` and ``state_slices`` for the global state (:me
 from __future__ import annotations
 
 import abc
+import inspect
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
@@ -145,6 +146,28 @@ class Game(abc.ABC):
     # Tree search clones states, which are immutable values, never the game.
     def __deepcopy__(self, memo) -> "Game":
         return self
+
+    def option_values(self) -> dict[str, Any]:
+        """Every option of this engine, resolved to its value (a preset expanded): two engines built
+        from different spellings of the same options give the same dict (what checkpoints compare,
+        ``agents.checkpoint.engine_options``)."""
+        cls = type(self)
+        option_names = getattr(cls, "option_names", None)
+        if option_names is not None:
+            names = list(option_names())
+        else:
+            params = inspect.signature(cls.__init__).parameters.values()
+            names = [p.name for p in params if p.name != "self" and p.kind is p.POSITIONAL_OR_KEYWORD]
+        values = {}
+        for key in names:
+            value = getattr(self, key)
+            values[key] = value.item() if isinstance(value, np.generic) else value
+        return values
+
+    def __repr__(self) -> str:
+        """The engine as the call that builds it: ``meyer.Game(num_players=2, lives=6, ...)``."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.option_values().items())
+        return f"{self.name}.Game({shown})"
 
     def has_decisions(self) -> bool:
         """Whether any player ever decides anything under these options (Syvere with
