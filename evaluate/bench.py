@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from evaluate.ratings import leaderboard
+from evaluate.ratings import Row, leaderboard
 from evaluate.tournament import default_num_players, default_workers, make_labels, run_tournament, schedule
 
 
@@ -93,6 +93,12 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _interval_width(row: Row) -> float:
+    """The width of a row's rating interval (a leaderboard with bootstrap > 0 has one on every row)."""
+    assert row.rating_low is not None and row.rating_high is not None, "interval widths need bootstrap > 0"
+    return row.rating_high - row.rating_low
+
+
 def dice_widths(game_name: str, specs: list[str], games: int, seeds: int, workers: int, bootstrap: int = 200) -> dict:
     """Interval widths and the spread across seeds, with common and with independent dice."""
     out = {}
@@ -103,7 +109,7 @@ def dice_widths(game_name: str, specs: list[str], games: int, seeds: int, worker
             lb = leaderboard(result.labels, result.records, bootstrap=bootstrap, seed=seed)
             rows = {row.label: row for row in lb.rows}
             first, second = (rows[label] for label in result.labels[:2])
-            widths.append(np.mean([r.rating_high - r.rating_low for r in lb.rows]))
+            widths.append(np.mean([_interval_width(r) for r in lb.rows]))
             diffs.append(first.rating - second.rating)
             shares.append(first.win_rate)
             print(f"  {dice} dice, seed {seed + 1}/{seeds}: width {widths[-1]:.1f}", file=sys.stderr, flush=True)

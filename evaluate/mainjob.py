@@ -20,6 +20,7 @@ were stored, its game's old database is kept under a new name and the tournament
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
@@ -79,9 +80,12 @@ def run_game(
 
     db = os.path.join(out, f"{game_name}.sqlite")
     start = time.perf_counter()
-    kwargs = dict(games=games, seed=seed, db=db, workers=workers, progress=True, options=options)
+    play = functools.partial(
+        run_tournament, game_name, specs,
+        games=games, seed=seed, db=db, workers=workers, progress=True, options=options,
+    )  # fmt: skip
     try:
-        result = run_tournament(game_name, specs, **kwargs)
+        result = play()
     except ValueError as exc:
         replaceable = isinstance(exc, OutdatedStore) or any(
             words in str(exc) for words in ("stands for other", "holds results of another setting")
@@ -94,7 +98,7 @@ def run_game(
             if os.path.exists(db + suffix):
                 os.replace(db + suffix, kept + suffix)
         print(f"{game_name}: {exc}\n  -> the old database is kept as {kept}; starting afresh", file=sys.stderr)
-        result = run_tournament(game_name, specs, **kwargs)
+        result = play()
     lb = leaderboard(result.labels, result.records, bootstrap=200, seed=seed)
     tables = "every pair" if result.num_players == 2 else f"tables of {result.num_players}"
     title = (

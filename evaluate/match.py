@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -267,7 +267,7 @@ def _labels(game_name: str, specs) -> list[str]:
 
 def play_match(
     env_id: str,
-    agent_specs,
+    agent_specs: Sequence[Any],
     num_games: int,
     seed: int = 0,
     options: dict | None = None,

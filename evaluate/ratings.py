@@ -83,11 +83,14 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from evaluate.stats import MIN_CLUSTER_DEALS, Z95, deal_clustered_share, deal_key, mean_ci, wilson
+
+if TYPE_CHECKING:  # for the annotations only
+    from evaluate.tournament import GameRecord
 
 ELO = 400.0 / math.log(10.0)  # Elo points per natural-log unit of strength
 PRIOR_TIES = 1.0  # virtual tied games per pair of entrants that met
@@ -228,12 +231,13 @@ def plackett_luce(
     """
     model = _openskill_model()
     ratings = {label: model.rating(name=label) for label in labels}
-    if order is None:
-        order = np.random.default_rng(order_seed).permutation(len(games))
-    if average_from is not None and not 0 <= average_from < len(order):
-        raise ValueError(f"average_from must be a position in [0, {len(order)}), got {average_from!r}")
+    positions: Sequence[int] | np.ndarray = (
+        np.random.default_rng(order_seed).permutation(len(games)) if order is None else order
+    )
+    if average_from is not None and not 0 <= average_from < len(positions):
+        raise ValueError(f"average_from must be a position in [0, {len(positions)}), got {average_from!r}")
     total = dict.fromkeys(ratings, 0.0)
-    for t, g in enumerate(order):
+    for t, g in enumerate(positions):
         seats, ranks = games[g]
         new = model.rate([[ratings[label]] for label in seats], ranks=[int(x) for x in ranks])
         for label, team in zip(seats, new):
@@ -243,7 +247,7 @@ def plackett_luce(
                 total[label] += r.mu
     if average_from is None:
         return {label: float(r.mu) for label, r in ratings.items()}
-    return {label: total[label] / (len(order) - average_from) for label in ratings}
+    return {label: total[label] / (len(positions) - average_from) for label in ratings}
 
 
 def plackett_luce_batch(
@@ -954,7 +958,7 @@ def _ranks(returns: Sequence[float]) -> list[int]:
 
 def leaderboard(
     labels: Sequence[str],
-    records: Sequence,
+    records: Sequence[GameRecord],
     bootstrap: int = 200,
     seed: int = 0,
     method: str | None = None,
@@ -1030,9 +1034,9 @@ def leaderboard(
                     if s != t:
                         shared_wins[game_cluster[g], e, f] += win[s]
         if pair_wins_by_cluster is not None:
-            a, b = seats
-            pair_wins_by_cluster[game_cluster[g], a, b] += ahead_share(r.returns, 0)
-            pair_wins_by_cluster[game_cluster[g], b, a] += ahead_share(r.returns, 1)
+            ea, eb = seats
+            pair_wins_by_cluster[game_cluster[g], ea, eb] += ahead_share(r.returns, 0)
+            pair_wins_by_cluster[game_cluster[g], eb, ea] += ahead_share(r.returns, 1)
 
     rng = np.random.default_rng(seed)
     extra: dict = {}
@@ -1040,6 +1044,7 @@ def leaderboard(
     fixed = np.zeros(E, dtype=bool)
     boot = np.zeros((0, E))
     if method == "bradley-terry":
+        assert pair_wins_by_cluster is not None  # made above for Bradley-Terry
         point = _bt_fit(pair_wins_by_cluster.sum(axis=0)) * ELO
         if bootstrap > 0:
             counts = rng.multinomial(C, np.full(C, 1.0 / C), size=bootstrap).astype(float)
@@ -1096,6 +1101,7 @@ def leaderboard(
             # Resampling deals cannot vary a pair whose every deal ended alike (10-0, or mirrored
             # 1-1 deals): its entrants' intervals also take in the posterior interval (with an
             # anchor, that of the difference from the anchor, widened as a difference is).
+            assert pair_wins_by_cluster is not None  # made above for Bradley-Terry
             cov = _bt_posterior_cov(pair_wins_by_cluster.sum(axis=0))
             for e in range(E):
                 if e == a or not (fixed[e] or (a is not None and fixed[a])):
@@ -1130,10 +1136,12 @@ def leaderboard(
     for row, a, b in zip(rows, order, order[1:]):
         _compare(row, a, b, point, boot, counts, shared_wins, fixed, cov)
     if bootstrap > 0:  # without intervals, and for the last row, separation is unknown (None)
-        compared = rows[:-1]
-        for row, p in zip(compared, holm([row.p_next for row in compared])):  # type: ignore[misc]
+        compared = rows[:-1]  # _compare gave each of them its difference's interval and p-value
+        for row, p in zip(compared, holm([_known(row.p_next) for row in compared])):
             row.p_next_holm = p
-            row.separated = bool(p <= ALPHA and (row.diff_next_low > 0 or row.diff_next_high < 0))
+            row.separated = bool(
+                p <= ALPHA and (_known(row.diff_next_low) > 0 or _known(row.diff_next_high) < 0)
+            )
     labels_in_order = [labels[i] for i in order]
     matrix = PairMatrix.of_records(records, labels_in_order)
     return Leaderboard(method, rows, labels_in_order, matrix, int(bootstrap), len(records), rating_name, extra)
@@ -1189,6 +1197,12 @@ def _compare(row: Row, a: int, b: int, point, boot, counts, shared_wins, fixed, 
 
 def _float(x) -> float | None:
     return None if x is None else float(x)
+
+
+def _known(x: float | None) -> float:
+    """``x``, which the caller knows is set (a figure of a leaderboard with intervals)."""
+    assert x is not None
+    return x
 
 
 def _constant_pairs(pair_wins_by_cluster: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from dice_envs import strict_json
 from dice_envs.extras import NotInstalled
@@ -345,8 +345,21 @@ def play_tasks_ray(
             ray.shutdown()
 
 
-def _play(ray, worker_class, game_name, options, specs, labels, tasks, workers, on_records, progress, max_retries,
-          size, began):
+def _play(
+    ray: Any,
+    worker_class: type,
+    game_name: str,
+    options: dict,
+    specs: Sequence[str],
+    labels: Sequence[str],
+    tasks: list[GameTask],
+    workers: int,
+    on_records: Callable[[list[GameRecord]], None] | None,
+    progress: Progress | None,
+    max_retries: int,
+    size: int | None,
+    began: float,
+) -> list[GameRecord]:
     payloads = ray.put(checkpoint_payloads(game_name, specs, labels))  # read once, shipped to every node
     # Ray does not restart the actors itself (max_restarts=0): a dead one is replaced below by a new
     # actor, built from the same object reference, which this driver holds until the end.

@@ -28,13 +28,17 @@ import csv
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from dice_envs import strict_json
 from evaluate.ratings import HEAD_TO_HEAD_CSV_COLUMNS, WILSON_SOURCES, PairMatrix, _cell, _nan_none
 from evaluate.stats import MIN_CLUSTER_DEALS, deal_clustered_share, deal_key
+
+if TYPE_CHECKING:  # for the annotations only: the code imports evaluate.tournament where it needs it
+    from evaluate.ratings import Leaderboard
+    from evaluate.tournament import TournamentResult
 
 DPI = 100
 #: Entrants per row of the bluffing picture's legend.
@@ -62,14 +66,16 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
     import sys
 
     file = file or sys.stdout
-    Console = Table = None
+    have_rich = False
     if _is_terminal(file):
         try:
             from rich.console import Console
             from rich.table import Table
+
+            have_rich = True
         except ImportError:
             pass
-    if Console is None or Table is None:
+    if not have_rich:
         if title:
             print(title, file=file)
         print(lb.text(), file=file)
@@ -473,7 +479,8 @@ def bluffing_profile(game, records: Sequence, labels: Sequence[str]) -> dict[str
     # first, opponents in the entrants' order.
     rank = {name: k for k, name in enumerate(["start", *_claim_axis(game)])}
     for p in profiles.values():
-        p.by_claim_to_beat = {k: p.by_claim_to_beat[k] for k in sorted(p.by_claim_to_beat, key=rank.get)}
+        by_rank = sorted(p.by_claim_to_beat, key=rank.__getitem__)
+        p.by_claim_to_beat = {k: p.by_claim_to_beat[k] for k in by_rank}
         p.by_lives = {k: p.by_lives[k] for k in sorted(p.by_lives, key=_lives_order)}
         p.by_opponent = {k: p.by_opponent[k] for k in labels if k in p.by_opponent}
     return profiles
@@ -1193,7 +1200,12 @@ LEADERBOARD_NEXT_COLUMNS = (
 
 
 def write_report(
-    directory: str, result, lb, game=None, seats: SeatBreakdown | None = None, title: str = ""
+    directory: str,
+    result: TournamentResult,
+    lb: Leaderboard,
+    game=None,
+    seats: SeatBreakdown | None = None,
+    title: str = "",
 ) -> list[str]:
     """Write the report files of a tournament into ``directory`` (created if missing).
 

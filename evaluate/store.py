@@ -76,7 +76,10 @@ import json
 import os
 import sqlite3
 import time
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:  # for the annotations only: the code imports evaluate.tournament where it needs it
+    from evaluate.tournament import GameRecord
 
 FORMAT = "dice-envs tournament results"
 SCHEMA_VERSION = 1
@@ -437,7 +440,7 @@ class ResultStore:
         )
         return {tuple(row) for row in rows}
 
-    def records(self, tasks: Sequence) -> dict[tuple, "object"]:
+    def records(self, tasks: Sequence) -> dict[tuple, GameRecord]:
         """The stored games of these tasks, as ``GameRecord``s keyed by ``task.key``."""
         from evaluate.tournament import GameRecord
 

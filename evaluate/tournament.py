@@ -55,7 +55,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from multiprocessing.pool import ExceptionWithTraceback
+# typeshed does not declare ExceptionWithTraceback (a helper of multiprocessing.pool since Python 3.4)
+from multiprocessing.pool import ExceptionWithTraceback  # type: ignore[attr-defined]
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -348,7 +349,7 @@ def schedule(
 
 
 # -- keyed randomness ---------------------------------------------------------------------------
-def _hasher(*parts) -> "hashlib._Hash":
+def _hasher(*parts) -> hashlib.blake2b:
     """A BLAKE2b hasher fed with the parts, unambiguously separated."""
     h = hashlib.blake2b(digest_size=32)
     for part in parts:
@@ -528,7 +529,7 @@ def play_game(game, agents: dict, task: GameTask, max_decisions: int | None = No
         tell = getattr(agent, "set_seat", None)
         if tell is not None:
             tell(seat)
-    dice_key = ("dice", task.seed, task.table_key, task.deal)
+    dice_key: tuple[str | int, ...] = ("dice", task.seed, task.table_key, task.deal)
     if task.dice == "independent":
         dice_key += (task.rotation,)
     dice = KeyedDice(*dice_key)
@@ -830,7 +831,7 @@ def play_tasks(
     specs: Sequence[str],
     labels: Sequence[str],
     tasks: list[GameTask],
-    workers: int = 1,
+    workers: int | None = 1,
     on_records: Callable[[list[GameRecord]], None] | None = None,
     progress: Progress | None = None,
     game=None,
@@ -841,6 +842,8 @@ def play_tasks(
     """Play ``tasks``, in this process (``workers == 1``) or in a pool of processes.
 
     Args:
+        workers: processes; with ``backend="ray"`` Ray actors, ``None`` for every CPU of the
+            cluster (the local backend needs a number).
         on_records: called in this process with every batch of finished games (the store
             writes them); batches are small, so little is lost if the run is killed.
         game, agents: already built ones, reused in this process and inherited by forked workers.

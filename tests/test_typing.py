@@ -1,6 +1,6 @@
-"""The typed packages (dice_envs, agents) type-check cleanly.
+"""The typed packages (dice_envs, agents, evaluate) type-check cleanly.
 
-Both ship a ``py.typed`` marker (PEP 561), so users' type checkers read our annotations: they must
+Each ships a ``py.typed`` marker (PEP 561), so users' type checkers read our annotations: they must
 hold. The check is the one ``[tool.mypy]`` in pyproject.toml configures (``python -m mypy`` with no
 arguments), run in a subprocess from the repository root.
 """
