@@ -915,13 +915,35 @@ def play_tasks(
         finally:
             if fork:
                 gc.unfreeze()
-        with pool:
-            try:
-                _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
-            except BaseException:
-                _end_pool(pool)
-                raise
+        try:
+            _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
+        except BaseException:
+            _end_pool(pool)
+            raise
+        _close_pool(pool)
     return [done[task.key] for task in tasks]
+
+
+#: Seconds :func:`_close_pool` waits for the workers to leave after their last games.
+CLOSE_POOL_SECONDS = 30.0
+
+
+def _close_pool(pool, timeout: float = CLOSE_POOL_SECONDS) -> None:
+    """End a pool whose games are all played: each worker is sent the end of its work and leaves.
+
+    Not ``Pool.terminate`` (what ``with pool:`` does): it sends SIGTERM, and a worker that is still
+    starting (when the others played every game before it was up: small tournaments on a busy
+    machine) can lose it, as Python clears the signals that arrive in a child before its
+    after-fork setup is done. That worker then waited for its first games for ever, on a queue
+    lock ``terminate`` holds, and the run never returned (seen about once in 8 runs of the tests
+    on 2 shared cores). Should a worker still not be gone after ``timeout`` seconds, the pool is
+    ended as after a failure (:func:`_end_pool`)."""
+    pool.close()
+    closer = threading.Thread(target=pool.join, name="close-pool", daemon=True)
+    closer.start()
+    closer.join(timeout)
+    if closer.is_alive():
+        _end_pool(pool)
 
 
 #: Seconds :func:`_end_pool` gives the pool's own ``terminate`` before killing its workers.
