@@ -71,15 +71,20 @@ def check_fits(agent, game: Game, where: str) -> None:
     from dice_envs.errors import InvalidSpecError
 
     own = getattr(agent, "game", None)
-    if own is None or own is game or not hasattr(own, "name"):
+    if own is game or not isinstance(own, Game):  # no engine of its own (a user's attribute): nothing to check
         return
     hint = "build it for this game's engine, e.g. agents.make_agent(env.unwrapped.game, SPEC)"
     if own.name != game.name:
         raise InvalidSpecError(f"{where}: {type(agent).__name__} was built for {own.name}, not {game.name}; {hint}")
-    from agents.checkpoint import engine_options
-
-    ours, theirs = engine_options(game), engine_options(own)
-    differ = [f"{k}={theirs.get(k)!r} (this game: {ours.get(k)!r})" for k in ours if ours.get(k) != theirs.get(k)]
+    if not getattr(agent, "reads_observation", True):  # it reads the mask alone: the action ids must agree
+        if own.num_actions != game.num_actions:
+            raise InvalidSpecError(f"{where}: {type(agent).__name__} was built for {own.num_actions} actions, this game "
+                                   f"has {game.num_actions}; {hint}")  # fmt: skip
+        return
+    ours, theirs = game.option_values(), own.option_values()
+    # A preset's name is only a name: the same rules under another one (or none) are the same game.
+    differ = [f"{k}={theirs.get(k)!r} (this game: {ours.get(k)!r})" for k in ours
+              if k != "preset" and ours.get(k) != theirs.get(k)]  # fmt: skip
     if differ:
         raise InvalidSpecError(
             f"{where}: {type(agent).__name__} was built for {game.name} with {', '.join(differ)}; {hint}"
@@ -224,6 +229,8 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    #: It reads the action mask alone, never the observation (:func:`check_fits`).
+    reads_observation = False
 
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         self.check_mask(action_mask)

@@ -362,7 +362,9 @@ def _fits(value: Any, kind: Any) -> bool:
     inner = _optional_of(kind)
     if inner is not None:
         return value is None or _fits(value, inner)
-    if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's bool too
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):  # numpy's bool too
         return kind is bool
     if kind is bool:
         return False

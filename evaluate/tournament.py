@@ -917,10 +917,10 @@ def play_tasks(
                 gc.unfreeze()
         try:
             _drain_pool(pool, _chunks(tasks, size), 2 * workers, finished)
+            _close_pool(pool)  # (a Ctrl-C or SIGTERM while it waits ends the pool below)
         except BaseException:
             _end_pool(pool)
             raise
-        _close_pool(pool)
     return [done[task.key] for task in tasks]
 
 

@@ -126,3 +126,28 @@ def test_an_engine_shows_its_options():
     assert {k: v for k, v in spelled.option_values().items() if k != "preset"} == {
         k: v for k, v in dk.option_values().items() if k != "preset"
     }
+
+
+def test_check_fits_passes_what_reads_the_same_and_ignores_a_users_game_attribute():
+    from agents import check_fits
+
+    class Named:  # a user's own "game" attribute, not an engine
+        name = "meyer"
+
+    class Mine:
+        game = Named()
+
+        def act(self, observation, action_mask):
+            return 0
+
+    check_fits(Mine(), meyer.Game(), "here")  # nothing to compare: passes
+    check_fits(make_agent(meyer.Game(), "random"), meyer.Game(num_players=4, lives=2), "here")  # reads the mask only
+    spelled = {k: v for k, v in tenthousand.Game(preset="dk").option_values().items() if k != "preset"}
+    check_fits(make_agent(tenthousand.Game(preset="dk"), "heuristic"), tenthousand.Game(**spelled), "here")
+    with pytest.raises(InvalidSpecError, match="RandomAgent was built for meyer, not syvere"):
+        check_fits(make_agent(meyer.Game(), "random"), syvere.Game(), "here")
+
+
+def test_numpy_scalars_are_values_of_their_kind():
+    agent = make_agent(meyer.Game(), "bluffer", reroll=np.True_, lie_probability=np.float64(0.25))
+    assert agent.reroll is True or agent.reroll == np.True_

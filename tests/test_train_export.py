@@ -64,3 +64,20 @@ def test_an_engine_of_other_options_and_an_unsupported_policy_are_refused(tmp_pa
     with pytest.raises(ValueError, match="has a ELU; a checkpoint holds Linear layers with Tanh or ReLU"):
         save_sb3(model, tmp_path / "y", venv.get_attr("engine")[0])
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_a_model_loaded_without_its_env_needs_its_normalisation_said(tmp_path):
+    """MaskablePPO.load(path) has no env: its VecNormalize cannot be found, and saving as if there
+    were none played another policy (diff review 8); it is refused until vec_normalize is given."""
+    model, venv = _model(True)
+    engine = venv.get_attr("engine")[0]
+    model.save(tmp_path / "model.zip")
+    venv.save(str(tmp_path / "norm.pkl"))
+    loaded = MaskablePPO.load(tmp_path / "model.zip")
+    with pytest.raises(ValueError, match="the model has no env to read its VecNormalize from"):
+        save_sb3(loaded, tmp_path / "x", engine)
+    assert not (tmp_path / "x").exists()
+    norm = VecNormalize.load(str(tmp_path / "norm.pkl"), venv.venv)
+    same = make_agent(engine, save_sb3(loaded, tmp_path / "y", engine, vec_normalize=norm), greedy=False)
+    direct = make_agent(engine, save_sb3(model, tmp_path / "z", engine), greedy=False)
+    assert same.policy.meta["normalization"] == direct.policy.meta["normalization"]

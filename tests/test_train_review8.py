@@ -343,3 +343,37 @@ def test_the_run_dir_docstring_gives_the_command_line_default():
     source = inspect.getsource(Args)
     doc = source.split("run_dir: str =", 1)[1].split("n_envs:", 1)[0]
     assert "runs/<game>-seed<S>" in doc
+
+
+def test_a_stop_during_the_save_waits_until_the_three_resume_files_agree(tmp_path):
+    """SIGTERM between model.zip and state.json left a state describing older files (diff review 8):
+    the signal now waits until all three are written, then stops the run."""
+    import signal
+
+    from train.trainer import _save_resume
+
+    class Model:
+        def save(self, path):
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives in the middle of the save
+            Path(path).write_text("model at 512")
+
+    class Venv:
+        def save(self, path):
+            Path(path).write_text("statistics at 512")
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stop
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(Stop):
+            _save_resume(tmp_path, Model(), Venv(), {"timesteps": 512})
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert (tmp_path / "model.zip").read_text() == "model at 512"
+    assert (tmp_path / "vecnormalize.pkl").read_text() == "statistics at 512"
+    assert json.loads((tmp_path / "state.json").read_text()) == {"timesteps": 512}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.zip", "state.json", "vecnormalize.pkl"]

@@ -63,7 +63,11 @@ def _policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[n
     )
 
 
-def save_sb3(model, path, engine, vec_normalize: Any = None, training: dict | None = None) -> Path:
+#: ``vec_normalize``'s default: the model's own env's ``VecNormalize``, which must be found.
+FROM_MODEL = "from the model"
+
+
+def save_sb3(model, path, engine, vec_normalize: Any = FROM_MODEL, training: dict | None = None) -> Path:
     """Save an SB3 ``PPO``/``MaskablePPO`` model's policy as a dice-envs checkpoint directory.
 
     Args:
@@ -73,22 +77,32 @@ def save_sb3(model, path, engine, vec_normalize: Any = None, training: dict | No
         engine: the rules engine the model played: the view's ``engine`` attribute
             (``env.unwrapped.engine``; from a vector env ``venv.get_attr("engine")[0]``), which holds
             the game's options.
-        vec_normalize: the ``VecNormalize`` the model was trained in, if any; by default the one
-            the model's own env has (``model.get_vec_normalize_env()``). Its observation statistics
-            go into the checkpoint (reward normalisation does not change the policy).
+        vec_normalize: the ``VecNormalize`` the model was trained in (``VecNormalize.load(...)`` for
+            a model loaded from files), or ``None`` for a model trained without one; by default the
+            one the model's own env has (``model.get_vec_normalize_env()``), and a model without an
+            env (``MaskablePPO.load(path)``) is refused rather than saved as if it had none. Its
+            observation statistics go into the checkpoint (reward normalisation does not change the
+            policy).
         training: a JSON-able note kept in the checkpoint (``policy.json``'s ``training``).
 
     Returns:
         The checkpoint directory.
 
     Raises:
-        ValueError: a policy the checkpoint format cannot hold, or a network whose input or output
-            size is not the game's observation or action count.
+        ValueError: a policy the checkpoint format cannot hold, a network whose input or output
+            size is not the game's observation or action count, or a model with no env to read its
+            ``VecNormalize`` from when none is given.
     """
     from agents.checkpoint import save_checkpoint
 
     layers, action, activation = _policy_layers(model.policy)
-    if vec_normalize is None and hasattr(model, "get_vec_normalize_env"):
+    if vec_normalize is FROM_MODEL:
+        if model.get_env() is None:
+            raise ValueError(
+                "save_sb3: the model has no env to read its VecNormalize from (loaded without one?): pass "
+                "vec_normalize=VecNormalize.load(...) if it was trained on normalised observations, else "
+                "vec_normalize=None"
+            )
         vec_normalize = model.get_vec_normalize_env()
     obs_dim = int(layers[0][0].shape[1] if layers else action[0].shape[1])
     want = int(np.prod(np.shape(engine.observation_low)))

@@ -333,6 +333,21 @@ def _signals_deferred() -> Iterator[None]:
             signal.raise_signal(signum)  # as if it came now, to the handler put back
 
 
+def _save_resume(resume_dir: Path, model, venv, state: dict) -> None:
+    """What resuming needs: ``model.zip``, ``vecnormalize.pkl``, then ``state.json`` (which marks the
+    other two as complete), each written aside and renamed, with Ctrl-C and SIGTERM held back until
+    all three are in place: a stop never leaves a ``state.json`` that describes other files (a SIGTERM
+    between the model and the state made a resume go on from the model's later step with the older
+    statistics; outside review of the diff, 2026-12-01) nor half a zip. (A SIGKILL between two renames
+    still can.)"""
+    with _signals_deferred():
+        model.save(str(resume_dir / "model.tmp.zip"))
+        os.replace(resume_dir / "model.tmp.zip", resume_dir / "model.zip")
+        venv.save(str(resume_dir / "vecnormalize.tmp.pkl"))
+        os.replace(resume_dir / "vecnormalize.tmp.pkl", resume_dir / "vecnormalize.pkl")
+        _write_json(resume_dir / "state.json", state)
+
+
 def _refresh_policy(run: Path, checkpoint: str) -> None:
     """Make ``run/policy`` a copy of ``checkpoint``: copied aside, then swapped in by two renames with
     Ctrl-C and SIGTERM held back, so that an interrupted run keeps a whole ``policy/`` (the old or the new)."""
@@ -468,7 +483,6 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
     from torch.utils.tensorboard import SummaryWriter
 
     resume_dir = run / "resume"
-    state_file = resume_dir / "state.json"
     done = int(state.get("timesteps", 0)) if resumed else 0
 
     # Each run segment seeds its envs afresh: env i of a segment gets segment_seed + i, so runs of
@@ -539,6 +553,8 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
     if resumed:
         # Kickstart epochs are logged at steps 0 .. teacher_epochs - 1: never purge those.
         purge_step = max(done + 1, args.teacher_epochs if state.get("kickstart") else 0)
+    elif (run / "tb").is_dir() and any((run / "tb").iterdir()):
+        purge_step = 0  # a start again of a run stopped before its first save: hide what that attempt logged
     logger = Logger(folder=str(run / "tb"), output_formats=[_RenamingTB(str(run / "tb"), purge_step)])
     model.set_logger(logger)
 
@@ -591,10 +607,8 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
             state["kickstart_seconds"] = time.perf_counter() - t0
             state["wall_seconds"] += state["kickstart_seconds"]
             state["cpu_seconds"] = state.get("cpu_seconds", 0.0) + time.process_time() - c0
-            model.save(str(resume_dir / "model.zip"))
-            venv.save(str(resume_dir / "vecnormalize.pkl"))
             state.update({"args": args.to_json(), "timesteps": model.num_timesteps})
-            _write_json(state_file, state)
+            _save_resume(resume_dir, model, venv, state)
 
         n_baselines = update_pool()
         returns_by = defaultdict(lambda: deque(maxlen=500))
@@ -693,9 +707,7 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                 dump(now)
                 times["undumped"] = False
                 bar.set_postfix({k: f"{v:.3f}" for k, v in latest.items()})
-                # What resuming needs, the state file last: it marks the other two as complete.
-                model.save(str(resume_dir / "model.zip"))
-                venv.save(str(resume_dir / "vecnormalize.pkl"))
+                # What resuming needs (the state file last: it marks the other two as complete).
                 state.update({
                     "args": args.to_json(), "timesteps": now,
                     "snapshots": [str(Path(p).relative_to(run)) for p in snapshots],
@@ -703,7 +715,7 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                     "cpu_seconds": cpu0 + time.process_time() - cpu_start,
                     "update_seconds": upd0 + times["update"],
                 })
-                _write_json(state_file, state)
+                _save_resume(resume_dir, model, venv, state)
         finally:
             bar.close()
     finally:
