@@ -419,6 +419,13 @@ class DiceGameEnv(AECEnv):
         for agent in self.rewards:
             self.rewards[agent] = 0.0
 
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's ``agent_iter``; before the first ``reset()`` a ``ValueError`` at once (it
+        failed on a missing ``agent_selection`` when iterated), as under ``env()``."""
+        if self.game_state is None:
+            raise self._before_reset("agent_iter()")
+        return super().agent_iter(max_iter)
+
     # -- helpers ------------------------------------------------------------------------------
     def _unknown_agent(self, agent) -> ValueError:
         return ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")

@@ -172,8 +172,9 @@ def test_a_finished_agent_given_an_action_is_refused_alike():
         lambda e: e.state(),
         lambda e: e.observe("player_0"),
         lambda e: e.observe("player_9"),
+        lambda e: next(iter(e.agent_iter())),  # the raw env's failed on agent_selection (diff review 8)
     ],
-    ids=["step", "last", "state", "observe", "observe-unknown"],
+    ids=["step", "last", "state", "observe", "observe-unknown", "agent_iter"],
 )
 def test_calls_before_reset_raise_the_raw_envs_error(call):
     results = []

@@ -377,3 +377,16 @@ def test_a_stop_during_the_save_waits_until_the_three_resume_files_agree(tmp_pat
     assert (tmp_path / "vecnormalize.pkl").read_text() == "statistics at 512"
     assert json.loads((tmp_path / "state.json").read_text()) == {"timesteps": 512}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.zip", "state.json", "vecnormalize.pkl"]
+
+
+def test_hidden_takes_whole_numbers_written_as_floats_and_numpy_arrays():
+    """The stricter check refused what the old tuple(int(h) ...) took (diff review 8): 64.0 and a
+    one-dimensional integer array are still whole numbers; 64.5, True and a 2-d array are not."""
+    import numpy as np
+
+    from train.config import Args
+
+    assert Args(hidden=[64.0, 32]).hidden == (64, 32) and Args(hidden=np.array([32, 32])).hidden == (32, 32)
+    for bad in ([64.5], [True], np.array([[1]])):
+        with pytest.raises(ValueError, match="hidden must be a list"):
+            Args(hidden=bad)

@@ -135,9 +135,15 @@ def _is_int(value) -> bool:
 
 
 def _list(name: str, value, example: str) -> tuple:
-    """``value`` as a tuple, if it is a list or tuple; a ``ValueError`` naming ``name`` otherwise."""
+    """``value`` as a tuple, if it is a list, tuple or one-dimensional numpy array; a ``ValueError``
+    naming ``name`` otherwise."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return tuple(value.tolist())
     if not isinstance(value, (list, tuple)):
-        hint = f" (a list even for one: [{value!r}])" if not isinstance(value, dict) else ""
+        scalar = not isinstance(value, (dict, np.ndarray))
+        hint = f" (a list even for one: [{value!r}])" if scalar else ""
         if isinstance(value, str):
             hint = f' (a list even for one: ["{value}"])'
         raise ValueError(f"{name} must be a list such as {example}, got {value!r}{hint}")
@@ -146,6 +152,8 @@ def _list(name: str, value, example: str) -> tuple:
 
 def _int_list(name: str, value, example: str) -> tuple:
     values = _list(name, value, example)
+    # whole numbers, also written as floats (64.0: a JSON or YAML writer's habit); not 64.5, not True
+    values = tuple(int(v) if _is_number(v) and float(v).is_integer() and not _is_int(v) else v for v in values)
     if not all(_is_int(v) and v >= 1 for v in values):
         raise ValueError(f"{name} must be a list of whole numbers >= 1 such as {example}, got {list(values)!r}")
     return tuple(int(v) for v in values)
