@@ -21,6 +21,8 @@ import pytest
 from train.cli import main
 from train.config import RECIPES, Args, build_args
 
+from test_train_cli_flags import refused  # noqa: E402  (one-line ValueError, as the flags tests read it)
+
 #: Refused by the trainer's probe, after every field check and before the run directory is made.
 TRIPWIRE = ["--set", "baselines=no_such_agent_tripwire"]
 #: A tiny run (as test_train_cli.TINY, without importing SB3 at collection time).
@@ -37,14 +39,6 @@ def cwd(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(work)
     yield work
     assert not list(work.iterdir()), "the command created files before refusing its input"
-
-
-def refused(argv: list[str], message: str) -> str:
-    with pytest.raises(ValueError, match=message) as info:
-        main(argv)
-    text = str(info.value)
-    assert "\n" not in text
-    return text
 
 
 def config(tmp_path: Path, values: dict) -> list[str]:
