@@ -70,14 +70,10 @@ def split_specs(text: str) -> tuple[str, ...]:
     """
     if ";" in text:
         return tuple(part.strip() for part in text.split(";") if part.strip())
-    pieces, depth, start = [], 0, 0
-    for k, char in enumerate(text + ","):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth <= 0:
-            pieces.append(text[start:k])
-            start, depth = k + 1, 0
+    from agents.spec import _split_params  # the SPEC parser's own split at commas outside brackets
+
     specs: list[str] = []
-    for piece in pieces:
+    for piece in _split_params(text):
         if specs and _KEY_VALUE.match(piece) and ":" in specs[-1]:
             specs[-1] += "," + piece  # another parameter of the SPEC before it
         elif piece.strip():

@@ -63,18 +63,14 @@ class Result:
         """``(rate, low, high, effective_games)``: the 95% interval over the deals (the deals are
         independent, a deal's seatings are not), or Wilson's over the deals where they cannot give
         one (fewer than 20 deals, a share of 0 or 1, every deal alike)."""
-        from evaluate.stats import deal_clustered_share
+        # The head-to-head matrix's interval over deals (common dice), fallback included.
+        from evaluate.ratings import _pair_interval
 
-        y = np.asarray(self.deal_shares, dtype=float)
-        if len(y) == 0:
+        if not self.deal_shares:
             return (*self.interval(), float(self.games))
-        per = self.games / len(y)
-        found = deal_clustered_share(len(y), float(y.sum()), float(self.games), float(y @ y), float(y.sum() * per),
-                                     float(len(y) * per * per))  # fmt: skip
-        if found is not None:
-            return found
-        _, low, high = wilson(self.rate * len(y), len(y))
-        return self.rate, low, high, float(len(y))
+        per = self.games / len(self.deal_shares)
+        share, low, high, effective, _ = _pair_interval(self.deal_shares, [per] * len(self.deal_shares), True)
+        return share, low, high, effective
 
     def as_dict(self) -> dict:
         rate, low, high = self.interval()

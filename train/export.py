@@ -35,7 +35,7 @@ import numpy as np
 _ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
 
 
-def _policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], str]:
+def policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], str]:
     """The hidden layers, the logits layer and the activation of an SB3 ``ActorCriticPolicy`` MLP."""
     import torch.nn as nn
 
@@ -67,6 +67,12 @@ def _policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[n
 FROM_MODEL = "from the model"
 
 
+def normalization_of(vec_normalize) -> dict:
+    """A ``VecNormalize``'s observation statistics as a checkpoint holds them (``save_checkpoint``)."""
+    rms = vec_normalize.obs_rms
+    return {"mean": rms.mean, "var": rms.var, "epsilon": vec_normalize.epsilon, "clip": vec_normalize.clip_obs}
+
+
 def save_sb3(model, path, engine, vec_normalize: Any = FROM_MODEL, training: dict | None = None) -> Path:
     """Save an SB3 ``PPO``/``MaskablePPO`` model's policy as a dice-envs checkpoint directory.
 
@@ -95,7 +101,7 @@ def save_sb3(model, path, engine, vec_normalize: Any = FROM_MODEL, training: dic
     """
     from agents.checkpoint import save_checkpoint
 
-    layers, action, activation = _policy_layers(model.policy)
+    layers, action, activation = policy_layers(model.policy)
     if vec_normalize is FROM_MODEL:
         if model.get_env() is None:
             raise ValueError(
@@ -112,13 +118,9 @@ def save_sb3(model, path, engine, vec_normalize: Any = FROM_MODEL, training: dic
             f"{engine.name} with these options has {want} observation entries and {engine.num_actions} actions: "
             "pass the engine of the env the model was trained on"
         )
-    normalization = None
-    if vec_normalize is not None and getattr(vec_normalize, "norm_obs", False):
-        rms = vec_normalize.obs_rms
-        normalization = {"mean": rms.mean, "var": rms.var, "epsilon": vec_normalize.epsilon,
-                         "clip": vec_normalize.clip_obs}  # fmt: skip
+    normalization = normalization_of(vec_normalize) if getattr(vec_normalize, "norm_obs", False) else None
     return save_checkpoint(path, engine, layers, action, activation=activation, normalization=normalization,
                            training={"exported_from": type(model).__name__, **(training or {})})  # fmt: skip
 
 
-__all__ = ["save_sb3"]
+__all__ = ["normalization_of", "policy_layers", "save_sb3"]

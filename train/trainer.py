@@ -50,24 +50,17 @@ EVAL_SEED = 1_000_000_000
 
 
 def _net_arrays(model) -> tuple[list, tuple]:
-    """The policy network's (weight, bias) arrays from an SB3 ActorCriticPolicy."""
-    import torch.nn as nn
+    """The policy network's (weight, bias) arrays from an SB3 ActorCriticPolicy (as ``save_sb3`` reads them)."""
+    from train.export import policy_layers
 
-    policy = model.policy
-    layers = [
-        (m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-        for m in policy.mlp_extractor.policy_net
-        if isinstance(m, nn.Linear)
-    ]
-    a = policy.action_net
-    return layers, (a.weight.detach().cpu().numpy().copy(), a.bias.detach().cpu().numpy().copy())
+    layers, action, _ = policy_layers(model.policy)
+    return layers, action
 
 
 def _normalization(venv, args: Args) -> dict | None:
-    if not args.normalize_obs:
-        return None
-    rms = venv.obs_rms
-    return {"mean": rms.mean, "var": rms.var, "epsilon": venv.epsilon, "clip": venv.clip_obs}
+    from train.export import normalization_of
+
+    return normalization_of(venv) if args.normalize_obs else None
 
 
 def memory_policy(model, venv, engine, args: Args) -> Policy:
