@@ -19,6 +19,12 @@ from agents import make_agent  # noqa: E402
 from train.export import save_sb3  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _sb3_logs_in_tmp(tmp_path, monkeypatch):
+    """SB3's default logger makes a folder ``$TMPDIR/SB3-<time>`` per ``learn``; keep it in the test's dir."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3_log"))
+
+
 def _model(normalize: bool, net=(32,), activation=torch.nn.Tanh):
     venv = make_vec_env("dice/Meyer-v0", n_envs=2, seed=0, env_kwargs={"opponents": ["honest"], "lives": 2})
     if normalize:
