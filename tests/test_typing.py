@@ -1,4 +1,4 @@
-"""The typed packages (dice_envs, agents, evaluate) type-check cleanly.
+"""The typed packages (dice_envs, agents, evaluate, train) type-check cleanly.
 
 Each ships a ``py.typed`` marker (PEP 561), so users' type checkers read our annotations: they must
 hold. The check is the one ``[tool.mypy]`` in pyproject.toml configures (``python -m mypy`` with no

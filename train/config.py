@@ -7,6 +7,7 @@ Precedence, lowest first: the dataclass defaults, the game's recipe (:data:`RECI
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
 import os
@@ -96,7 +97,7 @@ class Args:
     progress: bool = True
     """Show a progress bar (tqdm) with steps/s and the latest win rates."""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # The list fields, read from a config file or Python, are checked for their types here (the
         # trainer checks every field's range before it creates anything: train.trainer._check_args).
         self.hidden = _int_list("hidden", self.hidden, "[64, 64]")
@@ -120,7 +121,7 @@ class Args:
         return d
 
 
-def _is_number(value) -> bool:
+def _is_number(value: Any) -> bool:
     """Whether ``value`` is a finite real number (``True`` and ``"0.1"`` are not)."""
     import numpy as np
 
@@ -128,13 +129,13 @@ def _is_number(value) -> bool:
             and math.isfinite(value))  # fmt: skip
 
 
-def _is_int(value) -> bool:
+def _is_int(value: Any) -> bool:
     import numpy as np
 
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _list(name: str, value, example: str) -> tuple:
+def _list(name: str, value: Any, example: str) -> tuple:
     """``value`` as a tuple, if it is a list, tuple or one-dimensional numpy array; a ``ValueError``
     naming ``name`` otherwise."""
     import numpy as np
@@ -150,7 +151,7 @@ def _list(name: str, value, example: str) -> tuple:
     return tuple(value)
 
 
-def _int_list(name: str, value, example: str) -> tuple:
+def _int_list(name: str, value: Any, example: str) -> tuple:
     values = _list(name, value, example)
     # whole numbers, also written as floats (64.0: a JSON or YAML writer's habit); not 64.5, not True
     values = tuple(int(v) if _is_number(v) and float(v).is_integer() and not _is_int(v) else v for v in values)
@@ -228,10 +229,11 @@ def read_config_file(path: str) -> dict[str, Any]:
         raise ValueError(f"config file {path!r} does not exist")
     try:
         if path.endswith(".toml"):
+            # (by name: either module type-checks on every Python the package supports)
             try:
-                import tomllib
+                tomllib = importlib.import_module("tomllib")
             except ModuleNotFoundError:  # Python 3.10: the tomli backport, a dependency there
-                import tomli as tomllib
+                tomllib = importlib.import_module("tomli")
 
             with open(path, "rb") as f:
                 data = tomllib.load(f)
@@ -248,7 +250,7 @@ def read_config_file(path: str) -> dict[str, Any]:
     return data
 
 
-def _as_tuple(value):
+def _as_tuple(value: Any) -> Any:
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 

@@ -26,6 +26,7 @@ Example (a few hundred steps, as in the tests)::
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ import numpy as np
 _ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
 
 
-def policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], str]:
+def policy_layers(policy: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], str]:
     """The hidden layers, the logits layer and the activation of an SB3 ``ActorCriticPolicy`` MLP."""
     import torch.nn as nn
 
@@ -67,13 +68,13 @@ def policy_layers(policy) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np
 FROM_MODEL = "from the model"
 
 
-def normalization_of(vec_normalize) -> dict:
+def normalization_of(vec_normalize: Any) -> dict:
     """A ``VecNormalize``'s observation statistics as a checkpoint holds them (``save_checkpoint``)."""
     rms = vec_normalize.obs_rms
     return {"mean": rms.mean, "var": rms.var, "epsilon": vec_normalize.epsilon, "clip": vec_normalize.clip_obs}
 
 
-def save_sb3(model, path, engine, vec_normalize: Any = FROM_MODEL, training: dict | None = None) -> Path:
+def save_sb3(model: Any, path: str | os.PathLike, engine: Any, vec_normalize: Any = FROM_MODEL, training: dict | None = None) -> Path:
     """Save an SB3 ``PPO``/``MaskablePPO`` model's policy as a dice-envs checkpoint directory.
 
     Args:

@@ -44,7 +44,10 @@ def collect(args, n_states: int, seed: int) -> dict[str, np.ndarray]:
                            shaping=args.shaping, **args.options)  # fmt: skip
     # The teacher's generator is not the view's (a stochastic teacher would follow the dice).
     teacher = resolve_agent(args.game, view.engine, args.teacher, seed=sub_seed(seed, 0))
-    obs_list, mask_list, target_list, return_list = [], [], [], []
+    obs_list: list[np.ndarray] = []
+    mask_list: list[np.ndarray] = []
+    target_list: list[np.ndarray] = []
+    return_list: list[float] = []
     episodes = 0
 
     def new_game(seed_=None):

@@ -35,7 +35,7 @@ import warnings
 from collections import defaultdict, deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -424,7 +424,7 @@ def train(args: Args) -> dict:
     resume_dir = run / "resume"
     state_file = resume_dir / "state.json"
     resumed = state_file.is_file()
-    state = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0,
+    state: dict[str, Any] = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0,
              "cpu_seconds": 0.0}
     if resumed:
         state = json.loads(state_file.read_text())
@@ -604,14 +604,14 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
             _save_resume(resume_dir, model, venv, state)
 
         n_baselines = update_pool()
-        returns_by = defaultdict(lambda: deque(maxlen=500))
+        returns_by: defaultdict[str, deque[float]] = defaultdict(lambda: deque(maxlen=500))
         latest: dict[str, float] = {}
 
         from dice_envs.progress import progress_bar
 
         bar = progress_bar(total=args.timesteps, initial=min(model.num_timesteps, args.timesteps), unit="step",
                            disable=not args.progress, desc=f"train {args.game}")
-        times = {"update": 0.0, "rollout_end": None, "undumped": False}
+        times: dict[str, Any] = {"update": 0.0, "rollout_end": None, "undumped": False}
 
         class _Callback(BaseCallback):
             def _on_rollout_start(self) -> None:
@@ -650,13 +650,17 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                 if anneal is not None:
                     # SB3's own schedule restarts with every learn() call; this one follows the run.
                     lr = _annealed(anneal, before)
-                    model.lr_schedule = lambda _progress, _lr=lr: _lr
+
+                    def constant_rate(_progress: float, _lr: float = lr) -> float:
+                        return _lr
+
+                    model.lr_schedule = constant_rate
                     state["anneal_last_rate"] = lr  # (saved with the state at the period's end)
                 times["rollout_end"], times["undumped"] = None, False
                 # log_interval=None: SB3 dumps nothing itself (it would log the steps after the last saved
                 # period, and each period's last step twice); dump() logs each update once.
                 model.learn(total_timesteps=chunk, reset_num_timesteps=False, callback=callback, progress_bar=False,
-                            log_interval=None)  # fmt: skip
+                            log_interval=None)  # type: ignore[arg-type]  # (SB3 tests `is not None`)
                 now = model.num_timesteps
                 # the update after a chunk's last rollout ran inside learn(), after the last rollout end
                 if times["rollout_end"] is not None:
@@ -686,7 +690,7 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                     def act(obs, mask, _p=policy):
                         return int(np.argmax(_p.probabilities(obs, mask)))
 
-                    record = {"timesteps": now}
+                    record: dict[str, Any] = {"timesteps": now}
                     for k, spec in enumerate(args.baselines):
                         res = play_against(act, args.game, args.options, spec, args.eval_deals,
                                            EVAL_SEED + 1_000_000 * k + now % 1_000_000)

@@ -109,7 +109,7 @@ def observation_layout_version(game: str) -> int:
     return int(match.group(1))
 
 
-def standing(game, state, seat: int) -> float:
+def standing(game: Any, state: Any, seat: int) -> float:
     """The learner's public standing, about -1 .. 1: the potential of the optional reward shaping.
 
     Scores are points (Syvere: low is good, scaled by ``elimination``; 10 000: high is good, scaled
@@ -129,7 +129,7 @@ def standing(game, state, seat: int) -> float:
     return 0.0
 
 
-def resolve_agent(game_name: str, engine, spec, seed: int | None = None):
+def resolve_agent(game_name: str, engine: Any, spec: Any, seed: int | None = None) -> Any:
     """Build an agent from a SPEC string (a checkpoint path among them), or return an agent as it is.
 
     Args:
@@ -200,8 +200,8 @@ class SingleAgentView(gymnasium.Env):
         shaping: float = 0.0,
         max_cycles: int | None = None,
         render_mode: str | None = None,
-        **options,
-    ):
+        **options: Any,
+    ) -> None:
         super().__init__()
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
@@ -272,8 +272,8 @@ class SingleAgentView(gymnasium.Env):
         if weights is None:
             weights = [1.0] * len(opponents)
         given = list(weights)
-        weights = np.asarray(given, dtype=float)
-        if weights.shape != (len(opponents),) or (weights < 0).any() or weights.sum() <= 0:
+        drawn = np.asarray(given, dtype=float)
+        if drawn.shape != (len(opponents),) or (drawn < 0).any() or drawn.sum() <= 0:
             raise ValueError(
                 f"weights must be one non-negative number per opponent ({len(opponents)}), not all 0, got {given}"
             )
@@ -294,9 +294,9 @@ class SingleAgentView(gymnasium.Env):
         # Only a pool that passed replaces the old one.
         self._agent_cache = keep
         self.opponents = opponents
-        self.weights = weights / weights.sum()
+        self.weights = drawn / drawn.sum()
 
-    def _agent(self, index: int, seat: int):
+    def _agent(self, index: int, seat: int) -> Any:
         key = (index, seat)
         agent = self._agent_cache.get(key)
         if agent is None:
@@ -308,7 +308,7 @@ class SingleAgentView(gymnasium.Env):
         return agent
 
     # -- Gymnasium API ------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game: draw the learner's seat (unless fixed) and the opponents, and play
         until the learner's first decision.
 
@@ -396,13 +396,13 @@ class SingleAgentView(gymnasium.Env):
             )
         return (None if seat is None else int(seat)), [int(i) for i in fixed]
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         result = self._step(action)
         if self.render_mode == "human":
             self.render()
         return result
 
-    def _step(self, action):
+    def _step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
             if self.state is None:
                 raise RuntimeError("step() before reset(): call reset() first")
@@ -456,7 +456,7 @@ class SingleAgentView(gymnasium.Env):
             self._mask_of = self.state
         return self._mask.copy()
 
-    def render(self):
+    def render(self) -> Any:  # (the text of an "ansi" view, else None)
         if self.render_mode is None or self.state is None:
             return None
         text = self.engine.render(self.state)
@@ -473,7 +473,7 @@ class SingleAgentView(gymnasium.Env):
             state = engine.apply_chance(state, self._dice.roll(k))
         self.state = state
 
-    def _advance(self):
+    def _advance(self) -> tuple[float, bool] | None:
         """Roll and play the other seats until the learner must act or the game ends.
 
         Returns ``None`` at a learner decision, else ``(learner's return, truncated)``.
@@ -516,16 +516,16 @@ class SingleAgentView(gymnasium.Env):
                 "decision": self._settled is None and not self._done}  # fmt: skip
 
 
-def make_syvere(**kwargs) -> SingleAgentView:
+def make_syvere(**kwargs: Any) -> SingleAgentView:
     """The single-agent view of Syvere (``gymnasium.make("dice/Syvere-v0", ...)``)."""
     return SingleAgentView("syvere", **kwargs)
 
 
-def make_tenthousand(**kwargs) -> SingleAgentView:
+def make_tenthousand(**kwargs: Any) -> SingleAgentView:
     """The single-agent view of 10 000 (``gymnasium.make("dice/TenThousand-v0", ...)``)."""
     return SingleAgentView("tenthousand", **kwargs)
 
 
-def make_meyer(**kwargs) -> SingleAgentView:
+def make_meyer(**kwargs: Any) -> SingleAgentView:
     """The single-agent view of Meyer (``gymnasium.make("dice/Meyer-v0", ...)``)."""
     return SingleAgentView("meyer", **kwargs)
