@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_an_interrupted_run_resumes_from_its_last_period(tmp_path, monkeypatch):
     def interrupted(path, data):
         real_write(path, data)
         if path.name == "state.json":
-            raise KeyboardInterrupt  # as if the user pressed Ctrl-C right after the save
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C during the save (held back until it ends)
 
     monkeypatch.setattr(trainer, "_write_json", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -361,16 +361,20 @@ def test_a_stop_during_the_save_waits_until_the_three_resume_files_agree(tmp_pat
     def stop(signum, frame):
         raise Stop
 
+    resume = tmp_path / "resume"
+    resume.mkdir()
+    (resume / "state.json").write_text('{"timesteps": 256}')
     before = signal.signal(signal.SIGTERM, stop)
     try:
         with pytest.raises(Stop):
-            _save_resume(tmp_path, Model(), Venv(), {"timesteps": 512})
+            _save_resume(resume, Model(), Venv(), {"timesteps": 512})
     finally:
         signal.signal(signal.SIGTERM, before)
-    assert (tmp_path / "model.zip").read_text() == "model at 512"
-    assert (tmp_path / "vecnormalize.pkl").read_text() == "statistics at 512"
-    assert json.loads((tmp_path / "state.json").read_text()) == {"timesteps": 512}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.zip", "state.json", "vecnormalize.pkl"]
+    assert (resume / "model.zip").read_text() == "model at 512"
+    assert (resume / "vecnormalize.pkl").read_text() == "statistics at 512"
+    assert json.loads((resume / "state.json").read_text()) == {"timesteps": 512}
+    assert sorted(p.name for p in resume.iterdir()) == ["model.zip", "state.json", "vecnormalize.pkl"]
+    assert [p.name for p in tmp_path.iterdir()] == ["resume"]  # nothing left aside
 
 
 def test_hidden_takes_whole_numbers_written_as_floats_and_numpy_arrays():

@@ -327,34 +327,59 @@ def _signals_deferred() -> Iterator[None]:
 
 
 def _save_resume(resume_dir: Path, model, venv, state: dict) -> None:
-    """What resuming needs: ``model.zip``, ``vecnormalize.pkl``, then ``state.json`` (which marks the
-    other two as complete), each written aside and renamed, with Ctrl-C and SIGTERM held back until
-    all three are in place: a stop never leaves a ``state.json`` that describes other files (a SIGTERM
+    """What resuming needs: ``model.zip``, ``vecnormalize.pkl`` and ``state.json``, written into
+    ``resume.tmp/`` and swapped in for ``resume/`` by :func:`_swap_in`, with Ctrl-C and SIGTERM held back
+    until all three are in place: a stop never leaves a ``state.json`` that describes other files (a SIGTERM
     between the model and the state made a resume go on from the model's later step with the older
-    statistics; outside review of the diff, 2026-12-01) nor half a zip. (A SIGKILL between two renames
-    still can.)"""
+    statistics; outside review of the diff, 2026-12-01) nor half a zip, and :func:`_recover` mends a
+    SIGKILL between the two renames."""
+    import shutil
+
+    fresh = resume_dir.with_name(resume_dir.name + ".tmp")
     with _signals_deferred():
-        model.save(str(resume_dir / "model.tmp.zip"))
-        os.replace(resume_dir / "model.tmp.zip", resume_dir / "model.zip")
-        venv.save(str(resume_dir / "vecnormalize.tmp.pkl"))
-        os.replace(resume_dir / "vecnormalize.tmp.pkl", resume_dir / "vecnormalize.pkl")
-        _write_json(resume_dir / "state.json", state)
+        shutil.rmtree(fresh, ignore_errors=True)
+        fresh.mkdir()
+        model.save(str(fresh / "model.zip"))
+        venv.save(str(fresh / "vecnormalize.pkl"))
+        _write_json(fresh / "state.json", state)
+        _swap_in(fresh, resume_dir)
 
 
 def _refresh_policy(run: Path, checkpoint: str) -> None:
-    """Make ``run/policy`` a copy of ``checkpoint``: copied aside, then swapped in by two renames with
-    Ctrl-C and SIGTERM held back, so that an interrupted run keeps a whole ``policy/`` (the old or the new)."""
+    """Make ``run/policy`` a copy of ``checkpoint``: copied aside, then swapped in by :func:`_swap_in`, so
+    that an interrupted run keeps a whole ``policy/`` (the old or the new)."""
     import shutil
 
-    target, tmp, old = run / "policy", run / "policy.tmp", run / "policy.old"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(checkpoint, tmp)
+    target = run / "policy"
+    fresh = target.with_name("policy.tmp")
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.copytree(checkpoint, fresh)
+    _swap_in(fresh, target)
+
+
+def _swap_in(fresh: Path, target: Path) -> None:
+    """Put the whole directory ``fresh`` (``<target>.tmp``) in the place of ``target`` by two renames, with
+    Ctrl-C and SIGTERM held back between them; ``<target>.old`` holds the old one until the second."""
+    import shutil
+
+    old = target.with_name(target.name + ".old")
     with _signals_deferred():
         shutil.rmtree(old, ignore_errors=True)
         if target.exists():
             os.replace(target, old)
-        os.replace(tmp, target)
+        os.replace(fresh, target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _recover(target: Path) -> bool:
+    """Mend a SIGKILL (or a power cut) between :func:`_swap_in`'s two renames, which leaves no ``target``:
+    the new copy beside it is whole by then (it was written before the first rename), so it goes in; the
+    old one if the new is missing. Says whether it mended anything."""
+    fresh, old = target.with_name(target.name + ".tmp"), target.with_name(target.name + ".old")
+    if target.exists() or not old.is_dir():
+        return False  # whole, or never swapped (a .tmp alone may be half written: the next save replaces it)
+    os.replace(fresh if fresh.is_dir() else old, target)
+    return True
 
 
 def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: bool) -> dict:
@@ -423,9 +448,13 @@ def train(args: Args) -> dict:
     run = Path(args.run_dir)
     resume_dir = run / "resume"
     state_file = resume_dir / "state.json"
+    for swapped in (resume_dir, run / "policy"):
+        if _recover(swapped):  # the last run was killed in the middle of a save
+            print(f"{swapped}: put back from {swapped.name}.tmp/.old (the last run was killed while saving)",
+                  file=sys.stderr, flush=True)  # fmt: skip
     resumed = state_file.is_file()
-    state: dict[str, Any] = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0, "update_seconds": 0.0,
-             "cpu_seconds": 0.0}
+    state: dict[str, Any] = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0,
+                             "update_seconds": 0.0, "cpu_seconds": 0.0}
     if resumed:
         state = json.loads(state_file.read_text())
         old = state["args"]
