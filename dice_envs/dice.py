@@ -1,6 +1,6 @@
 """Dice: exact chance outcomes, seeded sampling and unicode faces.
 
-A roll of ``k`` fair six-sided dice is a multiset, written as a sorted tuple of faces (RULES.md
+A roll of ``k`` fair six-sided dice is a multiset, written as a sorted tuple of faces (docs/rules.md
 C-2). Its exact outcomes are the sorted tuples with multinomial probabilities; there are
 ``C(k + 5, 5)`` of them (462 for six dice) and their probabilities sum to exactly 1.
 
@@ -151,7 +151,7 @@ def normalize(dice, k: int | None = None) -> Dice:
 
 
 def to_string(dice: Dice) -> str:
-    """Dice as RULES.md writes them: faces ascending, no separators (``224566``)."""
+    """Dice as docs/rules.md writes them: faces ascending, no separators (``224566``)."""
     return "".join(str(f) for f in dice)
 
 

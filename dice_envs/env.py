@@ -17,7 +17,7 @@ its game:
 
 Conventions shared by every env:
 
-* Agents ``player_0`` .. ``player_{N-1}`` in seat order (RULES.md C-1). All agents stay in
+* Agents ``player_0`` .. ``player_{N-1}`` in seat order (docs/rules.md C-1). All agents stay in
   ``env.agents`` until the game ends; a player who is out of the game simply never acts.
 * Observations ``{"observation": float32 vector, "action_mask": int8 vector}`` from the observing
   player's perspective. The mask is all zeros for players who are not to act.

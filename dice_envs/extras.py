@@ -1,4 +1,4 @@
-"""Which extra of dice-envs brings each optional package (CONTRACTS.md, "Extras").
+"""Which extra of dice-envs brings each optional package (README, "Installing it as a library").
 
 The core install is gymnasium + pettingzoo + numpy. Everything else comes with an extra, and the
 command line names the extra whenever a missing package stops a command, rather than showing the

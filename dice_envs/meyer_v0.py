@@ -120,11 +120,11 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 Rewards (C-3): with ``end="last_standing"`` the winner gets +1 and the others share -1 (2 players:
 +1 / -1); with ``end="first_out"`` the player who went out gets -1 and the others share +1.
 
-Rules as implemented (RULES.md ME-1..ME-10): after a doubt the doubter starts the next round and
+Rules as implemented (docs/rules.md ME-1..ME-10): after a doubt the doubter starts the next round and
 need not beat anything; if the doubter is out, the next player still in clockwise from the doubter
 starts it. A doubted ``21`` costs its loser ``meyer_costs`` lives (never more than they have).
 
-Interpretations taken from RULES.md:
+Interpretations taken from docs/rules.md:
 
 * A claim is true when the dice rank at or above it, so an under-claim is not a lie (seed 003
   says only "if the previous player lied").

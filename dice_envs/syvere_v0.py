@@ -67,7 +67,7 @@ Options (keyword arguments of ``env``, ``raw_env`` and ``pettingzoo.make``):
 | ``render_mode`` | ``None`` | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed after every ``reset`` and ``step``) |
 | ``max_cycles`` | ``None`` | truncate after ``max_cycles * N`` actions |
 
-Interpretations taken from RULES.md:
+Interpretations taken from docs/rules.md:
 
 * SY-9: the game ends only at the end of a round. A player who reaches 77 takes no further turns,
   but the round is finished for the players yet to play in it. If nobody is left in at the end of

@@ -97,7 +97,7 @@ preset's; any option overrides the preset's entry (TT-10):
 | ``render_mode`` | | | | ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed after every ``reset`` and ``step``) |
 | ``max_cycles`` | | | | truncate after ``max_cycles * N`` actions (``None``: no limit) |
 
-Every game can end (TT-9, RULES.md): an ``opening`` or ``min_bank`` given above the ``target`` is
+Every game can end (TT-9, docs/rules.md): an ``opening`` or ``min_bank`` given above the ``target`` is
 refused with a ``ValueError`` naming both, and so is ``exact_target=True`` with a ``bust_penalty``
 that is not a multiple of 50 (a penalised player could never hit the target exactly). A preset's
 ``opening`` or ``min_bank`` above a smaller ``target`` given by the user (``target=500`` with
@@ -125,7 +125,7 @@ so that everyone has had as many turns; ``"last_turn_each"`` (sluttrunde): every
 gets exactly one more turn; ``"immediate"``: the first to reach the target wins at once. Then the
 highest total wins; players level on it share the win.
 
-Interpretations (RULES.md, and decisions where it is silent):
+Interpretations (docs/rules.md, and decisions where it is silent):
 
 * TT-7: the opening threshold applies to a player's first bank of the game ("første gang man skal
   på listen").
@@ -143,7 +143,7 @@ Interpretations (RULES.md, and decisions where it is silent):
   player from the target for good, as a single 1 or 5 kept with dice left makes the same total.
 * TT-9e: the penalty size is not in seed 002 (0 in ``no`` unless set; 500 in ``farkle``); any
   bank ends a run of busts; totals may go below zero.
-* TT-4: RULES.md names no option for the compulsory hot-dice roll; it is ``hot_dice_must_roll``.
+* TT-4: docs/rules.md names no option for the compulsory hot-dice roll; it is ``hot_dice_must_roll``.
 * TT-5 with ``four_and_pair_is_three_pairs``: pairs need not differ, so six of a kind may also
   score as three pairs, whichever is worth more.
 * ``no`` preset: opening 500, sluttrunde on, 4-4-6-6-6-6 counting as three pairs (seed 002 is
@@ -157,7 +157,7 @@ Illegal actions: ``raw_env`` raises ``ValueError`` naming the action; ``env()`` 
 Version history:
 
 * v0: first release.
-* v1: every game can end (TT-9d as RULES.md now states it): under ``exact_target`` a bank that hits
+* v1: every game can end (TT-9d as docs/rules.md now states it): under ``exact_target`` a bank that hits
   the target exactly is allowed below ``min_bank``, the opening and the ``over_threshold`` rule (in
   v0 a dk player within 300 of the target could never finish); option combinations under which a
   player could never finish are refused; a preset's opening or minimum bank above a smaller target

@@ -3,7 +3,7 @@
 * **Two-player tables: Bradley-Terry.** ``P(i beats j) = p_i / (p_i + p_j)``, fitted by maximum
   likelihood with the MM algorithm of D. R. Hunter ("MM algorithms for generalized Bradley-Terry
   models", Annals of Statistics 32, 2004): ``p_i <- W_i / sum_j n_ij / (p_i + p_j)``. A tie counts
-  as half a win for each side (win shares, CONTRACTS.md). Every pair that met also gets one
+  as half a win for each side (win shares). Every pair that met also gets one
   virtual tie, a weak prior that keeps an entrant who never won at a finite rating. It shrinks
   ratings towards each other: a lone pair's difference is ``log((W + 1/2) / (L + 1/2))`` for
   ``log(W / L)``, 2% less at 60 games and a 64% share, 3% at 90%, 0.3% at 400 games and 64%.

@@ -32,7 +32,7 @@ entrant's label, SPEC and checkpoint fingerprint, and the ``games`` table one ro
   ``scores`` (the final standing by seat: points, or lives in Meyer): JSON lists.
 * ``num_actions``: the decisions taken; ``created``: when the row was written (Unix time).
 * ``log``: the whole game, a JSON list of its events in order, in which **a string is a roll and
-  an integer an action**. A roll is its faces in ascending order, as RULES.md writes dice
+  an integer an action**. A roll is its faces in ascending order, as docs/rules.md writes dice
   (``"224566"``; as many dice as the engine's ``num_dice_to_roll`` at that moment; in Meyer
   every roll in full, the ones hidden under the cup too); an action is the engine's action id
   (``game.action_to_string(state, id)`` names it: ``"keep 15 roll"``). Whose event it is is not

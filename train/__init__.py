@@ -1,4 +1,4 @@
-"""Training: self-play MaskablePPO (sb3-contrib on torch) for every game.
+"""Training: MaskablePPO (sb3-contrib on torch) against agents and past snapshots, for every game.
 
 * :mod:`train.view` — the single-agent Gymnasium view of a game (no torch), registered as
   ``dice/Syvere-v0``, ``dice/TenThousand-v0``, ``dice/Meyer-v0``.

@@ -129,7 +129,8 @@ def rllib_flags(parser: argparse.ArgumentParser | None = None) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dice-envs train",
-        description="Train a policy by self-play MaskablePPO, or evaluate a checkpoint (--evaluate).",
+        description="Train a policy with MaskablePPO against built-in agents and its own past snapshots (self-play), "
+                    "or evaluate a checkpoint (--evaluate).",
     )
     from dice_envs.cli import add_game_argument
 

@@ -1,4 +1,5 @@
-"""Self-play MaskablePPO training of one game, resumable, with evaluations and checkpoints.
+"""MaskablePPO training of one game against agents and its own past snapshots (self-play), resumable,
+with evaluations and checkpoints.
 
 The run, top to bottom (:func:`train`):
 

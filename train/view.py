@@ -1,8 +1,8 @@
 """A single-agent Gymnasium view of any dice-envs game, for single-agent learners (SB3, MaskablePPO).
 
 One seat is the *learner*: the agent that calls :meth:`SingleAgentView.step`. Every other seat is
-played by an agent drawn per episode from a weighted pool of *opponents* (SPEC strings of
-``../shared/CONTRACTS.md``, checkpoint paths, or agent objects). Between two learner decisions the
+played by an agent drawn per episode from a weighted pool of *opponents* (agent SPEC
+strings, checkpoint paths, or agent objects). Between two learner decisions the
 view plays the opponents' moves and rolls the dice itself, so the learner sees only its own
 decisions.
 
@@ -20,7 +20,7 @@ Conventions (each one designs away a known trap of training on turn-based Pettin
   no render mode only on a ``TypeError``; the view's error for a render mode it does not have
   (:class:`RenderModeError`) is a ``TypeError`` as well as a ``ValueError``.
 * **Terminal rewards always reach the learner.** The reward of a step is the learner's C-3 return
-  (RULES.md) when the game ends during that step, whoever's move or roll ended it, and 0 otherwise
+  (docs/rules.md) when the game ends during that step, whoever's move or roll ended it, and 0 otherwise
   (plus the optional potential-based shaping below, which telescopes to 0 over an episode). So the
   undiscounted episode return is exactly the learner's C-3 return. A learner who is out of the
   game (Syvere's 77, Meyer's last life) never acts again: the view plays the game out and pays the

@@ -1,4 +1,4 @@
-"""The engine contract shared by every game (RULES.md, "The engine contract").
+"""The engine contract shared by every game (docs/rules.md, "The engine contract").
 
 A game is a pure rules engine: a :class:`Game` built from the game's options, and immutable state
 values that its methods map to new states. Chance is explicit, as in OpenSpiel: at a chance state
@@ -262,7 +262,7 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def action_to_string(self, state, action: int) -> str:
-        """The rule book's string for an action id (RULES.md action strings)."""
+        """The rule book's string for an action id (docs/rules.md action strings)."""
 
     def roll_to_string(self, dice) -> str:
         """A roll as the rules write it: faces ascending (``224566``); Meyer names it high die

@@ -1,4 +1,4 @@
-"""Meyer: the pure rules engine (RULES.md ME-1..ME-10, source: seed 003).
+"""Meyer: the pure rules engine (docs/rules.md ME-1..ME-10, source: seed 003).
 
 A bluffing game with two dice under a cup. The round's starter rolls hidden, looks and claims a
 value, true or not. The next player still in either doubts (the cup is lifted: a lie costs the
@@ -25,7 +25,7 @@ seat saw them (``State.seen_by``, -1 for nobody: the blind reroll of ME-5). ``ob
 :meth:`Game.render` is the omniscient view (it shows the cup to everyone): use it for logs and
 replays, and :meth:`Game.render_for` for a person sitting at the table.
 
-Interpretations (RULES.md):
+Interpretations (docs/rules.md):
 
 * A claim is true when the dice rank at or above it, so an under-claim is not a lie (seed 003
   says only "if the previous player lied").

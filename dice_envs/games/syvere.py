@@ -1,4 +1,4 @@
-"""Syvere ("Sevens"): the pure rules engine (RULES.md SY-1..SY-12, source: seed 000).
+"""Syvere ("Sevens"): the pure rules engine (docs/rules.md SY-1..SY-12, source: seed 000).
 
 Push your luck with six dice: after every roll the pairs that sum to 7 are set aside, and the dice
 that remain when the turn ends are added to your total. Low totals are good; at 77 you are out.
@@ -15,7 +15,7 @@ Example (SY-7, the worked example of the source):
     >>> g.scores(g.apply_action(s, STOP))
     (3, 0)
 
-Interpretations (RULES.md):
+Interpretations (docs/rules.md):
 
 * SY-9: the game ends only at the end of a round, so a round is always finished for the players
   yet to play in it even after someone reaches 77. If nobody is still in at its end, only the

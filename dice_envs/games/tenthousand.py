@@ -1,7 +1,7 @@
-"""Ten thousand (10 000 / Ti tusen / Farkle): the pure rules engine (RULES.md TT-1..TT-11).
+"""Ten thousand (10 000 / Ti tusen / Farkle): the pure rules engine (docs/rules.md TT-1..TT-11).
 
 Sources: seed 004 (Danish, preset ``dk``) and seed 002 (Norwegian, preset ``no``); preset
-``farkle`` follows the widely played English rules of RULES.md's table.
+``farkle`` follows the widely played English rules of docs/rules.md's table.
 
 Push your luck with six dice: after every roll set aside a *selection* of scoring dice, then
 ``roll`` the rest or ``bank`` the turn total. A roll without scoring dice is a bust and the turn's
@@ -29,7 +29,7 @@ under any scoring options), ordered by size and then by faces; the action id is
 (TT-11). Ids 0..5 are ``keep 1 roll``, ``keep 1 bank``, ``keep 5 roll``, ``keep 5 bank``,
 ``keep 11 roll``, ``keep 11 bank``; see :func:`encode_action` and :func:`decode_action`.
 
-Interpretations (RULES.md, and decisions where it is silent):
+Interpretations (docs/rules.md, and decisions where it is silent):
 
 * TT-7: the opening threshold (``opening``) applies to a player's first bank of the game ("første
   gang man skal på listen"); ``min_bank`` to every later bank.
@@ -55,7 +55,7 @@ Interpretations (RULES.md, and decisions where it is silent):
   penalty unless ``bust_penalty`` is set; ``farkle`` takes 500 points after 3 busts in a row. A bank
   (even one scoring 0 under TT-9d) ends a run of busts.
 * TT-4: whether the hot-dice roll is compulsory is the preset's ``hot_dice_must_roll`` entry
-  (``dk``: True; ``no``, ``farkle``: False); RULES.md names no option for it, so it is one here.
+  (``dk``: True; ``no``, ``farkle``: False); docs/rules.md names no option for it, so it is one here.
 * TT-9f ``four_and_pair_is_three_pairs``: pairs need not be of different values, so a four of a
   kind counts as two pairs (4-4-6-6-6-6) and so does a six of a kind as three; the best split
   decides which value it gets.
