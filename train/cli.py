@@ -46,7 +46,7 @@ EVAL_SEED = 2_000_000_000
 EVALUATE_FLAGS = {"opponents": "--opponents", "deals": "--deals", "eval_seed": "--eval-seed", "sample": "--sample"}
 #: Flags of training only.
 TRAINING_FLAGS = {"timesteps": "--timesteps", "seed": "--seed", "run_dir": "--run-dir", "config": "--config",
-                  "set": "--set"}  # fmt: skip
+                  "set": "--set", "fields": "--fields"}  # fmt: skip
 #: Flags of the SB3 trainer and its benchmark that the RLlib trainer does not have.
 SB3_FLAGS = {"config": "--config", "set": "--set", "evaluate": "--evaluate", **EVALUATE_FLAGS}
 #: Fields that the command line gives itself: ``--set`` refuses them.
@@ -141,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="a JSON or TOML file of training fields")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="set one training field")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--fields", action="store_true",
+                   help="list every training field with the value this command would train with (the recipe's, "
+                        "changed by --config and --set) and what it does, then exit")  # fmt: skip
     p.add_argument("--evaluate", metavar="CHECKPOINT", help="evaluate this checkpoint (or an agent SPEC such as optimal, as a peer) instead of training")
     p.add_argument("--opponents", nargs="+", metavar="SPEC", help="opponents of --evaluate (default the recipe's baselines)")
     p.add_argument("--deals", type=int, help=f"deals per opponent for --evaluate (each in every seat; default {DEALS})")
@@ -155,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.epilog = (
         "Game options go after the game's name, as for play (--lives 2, --num-players 4, --preset dk): "
         "dice-envs play GAME --help lists them with their defaults; a recipe sets some (Meyer: 2 players, "
-        f"6 lives). Fields for --set and config files: {fields} (and options, in a config file only); lists as "
+        f"6 lives). Fields for --set and config files (--fields says what each does): {fields} (and options, in a "
+        "config file only); lists as "
         "--set hidden=128,128 and --set baselines=SPEC,SPEC (or SPEC;SPEC, for paths with commas or KEY=VALUE "
         "in them). Lowest first: the "
         "recipe, --config, --set, then --timesteps, --seed, --run-dir and --no-progress; a --set that disagrees "
@@ -288,6 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     if evaluating:
         return _evaluate(ns, options)
     args = build_args(ns.game, _overrides(ns, options))
+    if ns.fields:
+        from train.config import describe_fields
+
+        print(f"Training fields of {args.game}, as this command sets them (--set FIELD=VALUE or a --config file "
+              "changes them):")  # fmt: skip
+        print(describe_fields(args))
+        return 0
     from train.trainer import train
 
     summary = train(args)

@@ -162,6 +162,44 @@ def _int_list(name: str, value: Any, example: str) -> tuple:
 
 FIELDS = {f.name: f for f in dataclasses.fields(Args)}
 
+
+def field_docs() -> dict[str, str]:
+    """Each field of :class:`Args` with its docstring, the string written under it in the source (Python
+    keeps no such strings at run time); ``{}`` where the source is not installed."""
+    import ast
+    import inspect
+
+    try:
+        tree = ast.parse(inspect.getsource(Args))
+    except (OSError, TypeError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs: dict[str, str] = {}
+    for node, after in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            docs[node.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
+def describe_fields(args: Args) -> str:
+    """The fields of ``args``, each with its value and its docstring: what ``dice-envs train GAME --fields``
+    prints."""
+    import textwrap
+
+    docs = field_docs()
+    lines = []
+    for name in FIELDS:
+        value = getattr(args, name)
+        if isinstance(value, tuple):  # as --set takes a list
+            shown = ",".join(str(v) for v in value)
+        else:
+            shown = json.dumps(value) if isinstance(value, (dict, str)) else str(value)
+        lines.append(f"{name} = {shown}")
+        doc = " ".join(docs.get(name, "").split())
+        lines.extend(textwrap.wrap(doc, width=96, initial_indent="    ", subsequent_indent="    "))
+    return "\n".join(lines)
+
 #: The default recipe of each game: overrides of the dataclass defaults. A recipe is defined by its
 #: timestep budget, not by wall time. The runs that made the shipped checkpoints took, in CPU
 #: seconds of their one process (DummyVecEnv, one torch thread, evaluations and kickstart included,
