@@ -3,7 +3,7 @@
 ``AGENTS[game_name][agent_name]`` is the agent's class, or a lazy ``"module:Class"`` string for
 agents whose modules are heavy (solvers, trained networks): listing the agents never imports
 them, and a lazy entry whose module is missing says so when it is used. :func:`make_agent` builds
-an agent from a SPEC (``agents.spec``, README "Agents").
+an agent from a SPEC (``agents.spec``, docs/cli.md).
 
 >>> from dice_envs.games import meyer
 >>> make_agent(meyer.Game(), "bluffer:lie_probability=1/3", seed=0)

@@ -1,6 +1,6 @@
 """Trained policies as agents: the checkpoint format (written by ``train/``, read here).
 
-A checkpoint is a directory with two files (README, "Checkpoints are agents"):
+A checkpoint is a directory with two files (docs/training.md, "Checkpoints are agents"):
 
 ``policy.safetensors``
     The policy network's weights, float32: ``pi.{i}.weight`` / ``pi.{i}.bias`` for the hidden

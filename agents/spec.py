@@ -1,4 +1,4 @@
-"""Agent SPECs: the one parser of the strings that name an agent (README, "Agents").
+"""Agent SPECs: the one parser of the strings that name an agent (docs/cli.md).
 
 A SPEC is ``NAME``, ``NAME:KEY=VALUE[,KEY=VALUE...]``, ``MODULE:CLASS[:KEY=VALUE,...]`` or a path
 to a checkpoint:

@@ -15,5 +15,5 @@
   :func:`~evaluate.exploitability.describe_best_response` (``dice-envs solve meyer --exploitability``).
 * :mod:`evaluate.ray_backend` — tournament games on a Ray cluster (the ``ray`` extra).
 
-Agents come from SPECs (:func:`agents.make_agent`); the README's "Tournaments" tells the formats.
+Agents come from SPECs (:func:`agents.make_agent`); docs/tournaments.md tells the formats.
 """

@@ -1,6 +1,6 @@
 """Confidence intervals for win rates and mean returns, and for shares over deals.
 
-Win rates are win shares (a k-way tie gives each of the k players 1/k, as the README's "Tournaments" defines
+Win rates are win shares (a k-way tie gives each of the k players 1/k, as docs/tournaments.md defines
 them), and their intervals are Wilson score intervals on the share. Unlike the normal
 approximation (``p ± z·sqrt(p(1-p)/n)``), the Wilson interval stays inside [0, 1] and has a
 non-zero width when every game goes one way: over 5 games won out of 5 it is [0.566, 1], not

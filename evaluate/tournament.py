@@ -5,7 +5,7 @@ of deals ``games`` and a ``seed``. :func:`schedule` lays out its games, :func:`p
 on the rules engine directly, and :func:`run_tournament` plays the ones a results store does not
 hold yet, across processes, and returns every game of the tournament.
 
-Formats (README, "Tournaments"):
+Formats (docs/tournaments.md):
 
 * **Tables.** A table is a set of ``num_players`` entrants; every such set of the entrants is a
   table (for two-player games: every pair). Every pair of entrants therefore meets in the same
@@ -412,7 +412,7 @@ def turn_marker(game, state):
 class Moments:
     """Numbers the rolls of one game as (turn number, roll number within the turn).
 
-    This is the moment of the game the common dice are keyed by (README, "Tournaments"). Turns are counted
+    This is the moment of the game the common dice are keyed by (docs/tournaments.md). Turns are counted
     from the start of the game. In a two-player game the seat whose turn it is then depends only
     on the turn number for as long as the two seatings' courses agree (and in Meyer always: the
     doubter, who starts the next round, is never the player who rolled last), so the dice one

@@ -1,13 +1,15 @@
-"""The README's Quick start and its Python examples."""
+"""The README's Quick start, and the Python examples of the README and of the docs/*.md pages."""
 
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]  # the README and every documentation page
 
 
-def code_blocks(language):
-    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
+def code_blocks(language, path=README):
+    return re.findall(rf"```{language}\n(.*?)```", path.read_text(), flags=re.S)
 
 
 def test_quick_start_has_the_main_job_then_the_tests():
@@ -27,10 +29,11 @@ def test_python_examples_run(capsys, tmp_path, monkeypatch):
     assert main(["tournament", "tenthousand", "--agents", "heuristic", "greedy", "--games", "10", "--workers", "1",
                  "--db", "results/tenthousand.sqlite"]) == 0  # fmt: skip
     capsys.readouterr()
-    blocks = code_blocks("python")
-    assert len(blocks) >= 2
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+    assert len(code_blocks("python")) >= 1  # the README's first example
+    blocks = [(block, path) for path in PAGES for block in code_blocks("python", path)]
+    assert len(blocks) >= 6
+    for block, path in blocks:
+        exec(compile(block, str(path), "exec"), {})
     out = capsys.readouterr().out
-    assert "final totals:" in out
-    assert re.search(r"^\d+ busts in [1-9]\d* rolls$", out, flags=re.M)
+    assert "final totals:" in out  # README, Using an env
+    assert re.search(r"^\d+ busts in [1-9]\d* rolls$", out, flags=re.M)  # docs/tournaments.md, the results store

@@ -28,7 +28,8 @@ def test_every_rule_id_the_package_cites_is_defined():
     for package in ("dice_envs", "agents", "evaluate", "train"):
         for path in (ROOT / package).rglob("*.py"):
             cited |= set(re.findall(r"\b((?:C|SY|TT|ME)-\d+[a-z]?)\b", path.read_text(encoding="utf-8")))
-    cited |= set(re.findall(r"\b((?:C|SY|TT|ME)-\d+[a-z]?)\b", (ROOT / "README.md").read_text(encoding="utf-8")))
+    for page in [ROOT / "README.md", *(p for p in (ROOT / "docs").glob("*.md") if p != DOC)]:
+        cited |= set(re.findall(r"\b((?:C|SY|TT|ME)-\d+[a-z]?)\b", page.read_text(encoding="utf-8")))
     # an ID with a letter (TT-9e) is defined when its number is
     missing = {i for i in cited if i not in defined and re.sub(r"[a-z]$", "", i) not in defined}
     assert not missing, f"cited but not defined in docs/rules.md: {sorted(missing)}"

@@ -1,4 +1,4 @@
-"""The on-disk cache of solver tables (README, "Exact solvers").
+"""The on-disk cache of solver tables (docs/solvers.md).
 
 One file per (solver, game options, solver version), an ``.npz`` of named arrays, under one cache
 directory: ``$DICE_ENVS_CACHE_DIR`` if set, else the platform's user cache directory for

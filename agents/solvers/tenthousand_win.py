@@ -723,7 +723,7 @@ def solve(options_or_game, cache_dir=None, progress: bool = True, use_cache: boo
 
         return run
 
-    # The README's measured times (Two-player 10 000: the chance of winning)
+    # The measured times of docs/solvers.md (Two-player 10 000: the chance of winning)
     if game.options["bust_penalty"]:
         table = cache_mod.load_or_build(
             SOLVER, VERSION, solve_options(game, floor),
