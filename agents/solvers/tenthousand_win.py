@@ -30,8 +30,9 @@ last turn; 1: the second, whose reaching it ends the game). Without a bust penal
   fixed point ``x = f(1 - y), y = g(1 - x)`` of their turn values. ``f`` and ``g`` are convex and
   piecewise linear in the bust value (a maximum over policies of affine functions), so Newton
   steps with the slope of the current policy land on the exact fixed point once the policies stop
-  changing (Neller & Presser, "Optimal Play of Farkle and Two-Player Farkle", solve the same
-  circularity by iterating on the unknown start-of-turn value).
+  changing (M. Busche's solution of two-player Farkle, "Maximizing Win Probability in the Game of
+  Farkle", mattbusche.org, 2016, after Neller & Presser's solution of Pig, meets the same circularity
+  with value iteration).
 * Past the target (``a + t >= T``), a bank either wins at once (``immediate``; the second seat of
   a ``finish_round`` round) or gives the opponent one last turn, in which they need ``d = a + t - b``
   units to draw level: ``L[d]``, their chance, is a one-player table over the need ``d``. A mover
@@ -62,7 +63,7 @@ With ``bust_penalty`` (a multiple of 50) after ``bust_penalty_after`` = ``K`` bu
 opened flags (kept only when the opening threshold differs from later banks: the flag changes
 nothing else), the mover's and the opponent's busts in a row ``0..K-1``, and the totals, which may
 now be negative. Totals fall without bound, so they are **floored**: a penalty that would take a
-total below ``FLOOR`` (-2500 points, as in Neller & Presser's published solution) leaves it at
+total below ``FLOOR`` (-2500 points, the floor of Busche's published solution) leaves it at
 the floor. The solved game is the game with that one rule added; everything else is exact.
 
 * Order and sweeps. A bank raises the total sum; a bust without a penalty keeps it and raises
