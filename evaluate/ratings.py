@@ -937,13 +937,14 @@ class Leaderboard:
         """A plain-text table (the leaderboard without rich) and its legend."""
         vs = [self.vs_next(r) for r in self.rows]
         width = max([len("vs next"), *map(len, vs)])
+        agent = max([28, *(len(r.label) for r in self.rows)])  # a long label widens the column, not one row
         lines = [
-            f"{'#':>2} {'agent':<28} {self.rating_name:>8} {'95% interval':>19} {'games':>6} "
+            f"{'#':>2} {'agent':<{agent}} {self.rating_name:>8} {'95% interval':>19} {'games':>6} "
             f"{'win rate':>8} {'Wilson 95%':>15} {'mean return':>11}  {'vs next':<{width}}  {self.ahead_name}"
         ]
         for k, (r, v) in enumerate(zip(self.rows, vs), 1):
             lines.append(
-                f"{k:>2} {r.label:<28} {r.rating:>8.1f} {self.rating_interval(r):>19} "
+                f"{k:>2} {r.label:<{agent}} {r.rating:>8.1f} {self.rating_interval(r):>19} "
                 f"{r.games:>6} {r.win_rate:>8.3f} {f'[{r.win_low:.3f}, {r.win_high:.3f}]':>15} "
                 f"{r.mean_return:>+11.3f}  {v:<{width}}  {self.ahead_text(r)}".rstrip()
             )

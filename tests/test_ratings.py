@@ -180,3 +180,12 @@ def test_leaderboard_refuses_bad_input():
 
 def test_elo_scale_constant():
     assert ELO == pytest.approx(400 / math.log(10))
+
+
+def test_a_long_label_widens_the_agent_column_instead_of_pushing_its_row_out_of_line():
+    truth = {"custom_agent:Cautious:bluff=1/4,doubt_from=5": 50.0, "honest": 0.0, "random": -100.0}
+    lb = leaderboard(list(truth), two_player_records(truth, 60, np.random.default_rng(2)), seed=1)
+    table = lb.text().splitlines()[: 1 + len(truth)]
+    columns = {line.index(f"{row.rating:>8.1f}") for line, row in zip(table[1:], lb.rows)}
+    assert len(columns) == 1  # every row's rating starts in the same column ...
+    assert table[0].index(lb.rating_name) < min(columns) + 8  # ... under its heading
