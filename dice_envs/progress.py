@@ -4,7 +4,10 @@ tqdm comes with the ``[train]`` and ``[solve]`` extras; callers check that it is
 terminal the bar is tqdm's, redrawn in place. When stderr is a file or a pipe (CI, ``make run >
 log``), redrawing in place writes every frame onto one ever longer line joined by carriage returns
 (the three training runs of ``make run`` left about 1700 frames); there the bar prints a plain line
-of its own at most every ``LOG_EVERY`` seconds, and at the end.
+of its own at most every ``LOG_EVERY`` seconds, and at the end: also for a bar made with
+``leave=False``, which a terminal removes when it closes (a log cannot take a line back, and without
+its last line such a bar would stay at the 0% it printed when it started), and without the cursor
+moves that stack bars open at once on a terminal.
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ def progress_bar(**kwargs):
         def set_postfix_str(self, s="", refresh=True):
             super().set_postfix_str(s, refresh=False)
 
+        def moveto(self, n):
+            """No cursor moves: each line of a log is a bar's line of its own, whatever its position."""
+
+    # leave: the last line of every bar, even one a terminal would remove (see the module docstring)
+    kwargs["leave"] = True
     return LogBar(file=_Lines(stream), mininterval=LOG_EVERY, bar_format=LOG_FORMAT, **kwargs)
 
 

@@ -227,7 +227,7 @@ def _fraction_text(value: Fraction) -> str:
 
 
 # -- Syvere ----------------------------------------------------------------------------------
-def _solve_syvere(options: dict, args, cache_dir) -> dict:
+def _solve_syvere(options: dict, args, cache_dir, progress: bool) -> dict:
     from agents.solvers import cache
     from agents.solvers import syvere as sy
     from dice_envs.games import syvere as engine
@@ -238,7 +238,8 @@ def _solve_syvere(options: dict, args, cache_dir) -> dict:
             raise ValueError("--roll-limit with --describe: the situation gives the roll limit (limit=, starter=)")
         from agents.solvers.syvere_describe import describe_situation
 
-        described = describe_situation(options, args.describe, "--describe")
+        described = describe_situation(options, args.describe, "--describe", progress=progress,
+                                       cache_dir=cache_dir)  # fmt: skip
         win, turn = described["win"], described["turn"]
         # value: the chance of winning of endgame's choice, or without it the expected score of optimal's
         value = win[win["endgame"]] if win is not None else turn[turn["optimal"]]
@@ -416,8 +417,7 @@ def _solve_tenthousand(options: dict, args, cache_dir, progress: bool) -> dict:
         bar = bars[0]
         if bar is not None:
             bar.total = total
-            bar.n = done
-            bar.refresh()
+            bar.update(done - bar.n)  # not a forced refresh: in a log, a line at most every LOG_EVERY s
 
     try:
         solution = tts.solve(game, opened=opened, banked=banked, cap=cap, cache_dir=cache_dir,
@@ -583,7 +583,7 @@ def _check_flags(args) -> None:
 def compute(game: str, options: dict, args, cache_dir=None, progress: bool = False) -> dict:
     """Run the solve that ``args`` asks for; returns the summary (``value``, ``lines``, ...)."""
     if game == "syvere":
-        return _solve_syvere(options, args, cache_dir)
+        return _solve_syvere(options, args, cache_dir, progress)
     if game == "tenthousand":
         return _solve_tenthousand(options, args, cache_dir, progress)
     return _solve_meyer(options, args, cache_dir, progress)

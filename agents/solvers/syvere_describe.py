@@ -151,9 +151,15 @@ def situation_state(game: syvere.Game, s: Situation, name: str = "situation") ->
     )  # fmt: skip
 
 
-def describe_situation(options: dict, text: str, name: str = "situation") -> dict:
+def describe_situation(options: dict, text: str, name: str = "situation", progress: bool = True,
+                       cache_dir=None) -> dict:  # fmt: skip
     """Both choices of one Syvere decision valued by the one-turn solve and, with three or fewer
     players in, by the best response against ``heuristic``; see the module docstring.
+
+    Args:
+        progress: when the best response's tables are solved (the first time, with three or fewer
+            players in), say so on stderr and show a progress bar per phase; ``False``: nothing on stderr.
+        cache_dir: the solver cache those tables are read from and kept in (default: the package's).
 
     Returns:
         ``{"lines", "situation": {totals, dice, held, rolls, limit, starter, after, players_in},
@@ -189,9 +195,11 @@ def describe_situation(options: dict, text: str, name: str = "situation") -> dic
     turn = {"stop": held, "roll": float(roll_on), "optimal": choice[optimal.act(obs, mask)]}
     win = None
     if ins <= 3:
-        from agents.solvers.syvere_endgame import EndgameAgent
+        from agents.solvers.syvere_endgame import EndgameAgent, load_tables
 
-        agent = EndgameAgent(game, ties=Fraction(0))
+        # built here with the command's progress and cache (the agent alone announces a build without bars)
+        load_tables(game, "heuristic", Fraction(0), cache_dir=cache_dir, progress=progress, bar=progress)
+        agent = EndgameAgent(game, opponent="heuristic", ties=Fraction(0))
         values = agent.values(obs)
         assert values is not None  # three or fewer in, the mover among them
         win = {"stop": values[0], "roll": values[1], "endgame": choice[agent.act(obs, mask)]}

@@ -45,6 +45,46 @@ from dice_envs.games import syvere
 _TABLES: dict[tuple, dict[str, np.ndarray]] = {}
 
 
+def _check_game(game) -> None:
+    """Refuse a game the agent cannot play (before anything is built or solved)."""
+    if not isinstance(game, syvere.Game):
+        raise ValueError(f"EndgameAgent plays syvere, not {getattr(game, 'name', game)!r}")
+    if game.next_starter != "right":
+        raise ValueError(
+            "EndgameAgent needs next_starter='right' (the default): with 'left' the next starter "
+            "depends on a starter who may have gone out, which it cannot see"
+        )
+
+
+def load_tables(game: syvere.Game, opponent: str = "heuristic", ties: Fraction = Fraction(0), cache_dir=None,
+                progress: bool = False, bar: bool = True) -> dict[str, np.ndarray]:  # fmt: skip
+    """The tables :class:`EndgameAgent` plays ``game`` from against ``opponent`` (the best response's 2- and
+    3-player phases, :func:`agents.solvers.syvere_response.endgame_tables`): read from the solver cache, or
+    solved and kept there on first use; then held for the rest of the process (the agents built later
+    share them).
+
+    Args:
+        cache_dir: the solver cache (default: ``$DICE_ENVS_CACHE_DIR``, else the user cache directory).
+        progress: when the tables are solved (not when they are read), say so on stderr in one line with
+            the estimated time, then, with ``bar``, show a progress bar per phase (tqdm, when installed; on
+            a terminal it is redrawn and then removed, in a log a line at most every 30 s and at the end).
+            ``False``: nothing on stderr.
+
+    Raises:
+        ValueError: a game the agent does not play (not Syvere, ``next_starter="left"``), ``max_rolls``
+            above 6, ``ties`` not 0 or 1, or an opponent that draws at random or reads the totals: all
+            refused before anything is announced or solved.
+    """
+    _check_game(game)
+    from agents.solvers import syvere_response as sr
+
+    key = (game.elimination, game.max_rolls, opponent, float(ties))
+    if key not in _TABLES:
+        _TABLES[key] = sr.endgame_tables(game.elimination, game.max_rolls, "right", opponent, float(ties),
+                                         progress=progress, cache_dir=cache_dir, bar=bar)  # fmt: skip
+    return _TABLES[key]
+
+
 class EndgameAgent(Agent):
     """Plays ``before`` while four or more players are in, and the best response against
     ``opponent`` once three or fewer are (solved on first use, then read from the solver cache;
@@ -69,13 +109,7 @@ class EndgameAgent(Agent):
     def __init__(self, game: syvere.Game, seed: int | None = None, opponent: str = "heuristic",
                  before: str = "optimal:starter_weight=3/4", ties: Fraction = Fraction(0)):  # fmt: skip
         super().__init__(game, seed)
-        if not isinstance(game, syvere.Game):
-            raise ValueError(f"EndgameAgent plays syvere, not {getattr(game, 'name', game)!r}")
-        if game.next_starter != "right":
-            raise ValueError(
-                "EndgameAgent needs next_starter='right' (the default): with 'left' the next starter "
-                "depends on a starter who may have gone out, which it cannot see"
-            )
+        _check_game(game)
         from agents import spec as agent_spec
         from agents.solvers import _syvere_response_kernel as kern
         from agents.solvers import syvere_response as sr
@@ -85,15 +119,11 @@ class EndgameAgent(Agent):
         self._phases = {}
         if not game.has_decisions():
             return  # max_rolls=1: it is never asked to act, so nothing is solved
-        key = (game.elimination, game.max_rolls, opponent, float(self.ties))
-        if key not in _TABLES:
-            # endgame_tables refuses max_rolls above 6 and opponents that draw at random or read the totals
-            # before it announces anything; a build is announced in one line with its estimated time, and
-            # shows a progress bar per phase (on a terminal it is redrawn and then removed; in a log, a
-            # line at most every 30 s), before any game of the caller is played.
-            _TABLES[key] = sr.endgame_tables(game.elimination, game.max_rolls, "right", opponent,
-                                             float(self.ties), progress=True)  # fmt: skip
-        t = _TABLES[key]
+        # A first build is announced on stderr in one line with its estimated time, without a bar (as the
+        # other solver agents do: the caller's own bars, or its --quiet / --no-progress, keep stderr),
+        # before any game of the caller is played. A command that shows the build's bars, or hides even
+        # its announcement, builds the tables first with load_tables (as `solve syvere --describe` does).
+        t = load_tables(game, opponent, self.ties, progress=True, bar=False)
         E = game.elimination
         for A in (2, 3):
             mode, D = sr._axis(A, E)
