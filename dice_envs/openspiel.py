@@ -35,7 +35,7 @@ word. What maps to what:
   ME-3); Syvere and 10 000 are perfect-information games with chance. The information state
   string is the env's ``information_state_string`` (perfect recall: every roll as the player saw
   it, every action, every lifted cup); the observation tensor is the env's observation vector
-  (``observe(state, player)``, not perfect recall in Meyer: see the README), and its string that
+  (``observe(state, player)``, not perfect recall in Meyer: see docs/envs.md), and its string that
   vector's numbers. Observers honour OpenSpiel's observation types: without private information
   (``private_info=NONE``, the public observation) a hidden roll is unseen for every seat; private
   information of all players, or private without public, is refused. No information-state tensor
@@ -47,7 +47,7 @@ word. What maps to what:
   pair up scores nothing and can come again, and 10 000 players can bust for ever. A game that
   reaches the cap raises ``RuntimeError`` rather than inventing a result.
 
-Which of OpenSpiel's algorithms suit them (README, "As OpenSpiel games"): no tree here is small
+Which of OpenSpiel's algorithms suit them (docs/envs.md, "As OpenSpiel games"): no tree here is small
 enough to enumerate (each is infinite, or far too large even for one-life Meyer under
 ``claim_rule="higher"``), so ``TabularPolicy``, CFR, ``exploitability`` and ``expected_game_score``
 do not apply; the package's own exploitability tools (``dice-envs solve meyer``) do, for Meyer.
@@ -402,7 +402,7 @@ for _variant, _class in GAME_CLASSES.items():
 def bench(seconds: float = 3.0, seed: int = 0) -> list[str]:
     """Random play through each game (chance drawn by its probabilities, moves uniformly among the
     legal ones) for ``seconds`` each, and outcome-sampling MCCFR on one-life Meyer for as long:
-    the figures of the README's "As OpenSpiel games"."""
+    the figures of docs/envs.md, "As OpenSpiel games"."""
     from open_spiel.python.algorithms import outcome_sampling_mccfr
 
     rng = np.random.default_rng(seed)
@@ -435,8 +435,55 @@ __all__ = ["DiceGame", "DiceObserver", "DiceState", "GAME_CLASSES", "OFFSET", "V
            "rolls", "short_name"]  # fmt: skip
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds, finite and above 0 (``3``, ``0.5``, ``1e1``)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 (such as 3 or 0.5), not {text[:30]!r}"
+        )
+    return value
+
+
+_seconds.__name__ = "SECONDS"  # argparse names the type in some messages
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dice_envs.openspiel [SECONDS]``: print the speed figures of :func:`bench`; returns 0.
+
+    A bad ``SECONDS`` exits 2 with a one-line message (:class:`dice_envs.cli.Parser`).
+    """
+    import sys
+
+    from dice_envs.cli import Parser
+
+    parser = Parser(
+        prog="python -m dice_envs.openspiel",
+        description="The speed figures of docs/envs.md (\"As OpenSpiel games\"): random play through "
+        "python_dice_meyer, python_dice_tenthousand and python_dice_syvere(players=4) (random actions per "
+        "second), then outcome-sampling MCCFR on python_dice_meyer(lives=1,claim_rule=higher) (iterations "
+        "done), each for SECONDS: about 4 x SECONDS in all, with seed 0.",
+    )  # fmt: skip
+    parser.add_argument(
+        "seconds", nargs="?", type=_seconds, default=3.0, metavar="SECONDS",
+        help="seconds of each of the four measurements, a number above 0 (default 3; docs/envs.md's "
+        "figures: 10)",
+    )  # fmt: skip
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    for line in bench(args.seconds):
+        print(line, flush=True)
+    return 0
+
+
 if __name__ == "__main__":  # python -m dice_envs.openspiel [SECONDS]: the speed figures
     import sys
 
-    for line in bench(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0):
-        print(line, flush=True)
+    from dice_envs.cli import run_guarded
+
+    sys.exit(run_guarded(main, sys.argv[1:], prog="python -m dice_envs.openspiel"))
