@@ -248,7 +248,11 @@ class MatchResult:
                 "label": rec.label, "games": rec.games, "win_rate": w, "win_low": lo, "win_high": hi,
                 "mean_return": r, "return_low": rlo, "return_high": rhi,
             })  # fmt: skip
+        from dice_envs.registry import env_module
+
         return {
+            # the game's short name, as tournament --json gives it (env_id: what the match was given)
+            "game": env_module(self.env_id).raw_env.game_class.name,
             "env_id": self.env_id,
             "options": dict(self.options),
             "games": self.num_games,

@@ -26,3 +26,14 @@ def test_without_json_the_table_is_on_stdout(capsys):
     assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "20"]) == 0
     captured = capsys.readouterr()
     assert "doubter" in captured.out and not captured.out.strip().splitlines()[-1].startswith("{")
+
+
+def test_match_json_names_the_game_as_tournament_json_does(capsys):
+    """``game`` is the short name whatever the match was given (an alias, a registered id)."""
+    from evaluate.match import play_match
+
+    assert main(["match", "farkle", "--games", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["game"] == "tenthousand" and data["options"]["preset"] == "farkle"
+    result = play_match("dice/meyer-v0", ["honest", "random"], num_games=2)
+    assert result.to_json()["game"] == "meyer" and result.to_json()["env_id"] == "dice/meyer-v0"
