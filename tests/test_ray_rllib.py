@@ -118,6 +118,7 @@ def test_rllib_checkpoint_is_an_agent_with_the_modules_policy(ray_instance, tmp_
                             workers=1, progress=False)  # fmt: skip
     assert len(result.records) == 8
     assert all(len(r.winners) >= 1 for r in result.records)
+    assert result.labels[0] == "run"  # RUN/policy, as an SB3 run's: labelled by the run's name
 
 
 @pytest.mark.ray

@@ -57,4 +57,4 @@ def test_ctrl_c_with_a_remote_env_runner_saves_and_the_same_command_resumes(tmp_
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"resumed at {steps}," in resumed.stdout + resumed.stderr
-    assert (run / "final").is_dir()
+    assert (run / "policy").is_dir()

@@ -41,8 +41,8 @@ What it does, and why so:
   :func:`agents.checkpoint.save_checkpoint`, the SB3 trainer's writer: the exported agent's
   ``action_probabilities`` are the RLlib module's masked distribution (a test checks this).
 
-The run directory holds ``final/`` (the checkpoint: an agent for ``play``, ``tournament`` and the
-exploitability tools), ``rllib/`` (RLlib's own checkpoint, to resume: running the same command
+The run directory holds ``policy/`` (the checkpoint, as the SB3 trainer's runs: an agent for ``play``,
+``tournament`` (labelled by the run's name) and the exploitability tools), ``rllib/`` (RLlib's own checkpoint, to resume: running the same command
 again continues from it; trusted only as the user's own run, never loaded by an agent) and
 ``summary.json`` (steps, wall time, env steps per second).
 
@@ -663,7 +663,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
             "wall_seconds": seconds,
             "env_steps_per_second": (done - first) / seconds if seconds > 0 else 0.0,
         }
-        path = export_module(module, engine, run / "final", norm, training=summary)
+        path = export_module(module, engine, run / "policy", norm, training=summary)
         summary["policy"] = str(path)
         (run / "summary.json").write_text(strict_json.dumps(summary, indent=1))
         algo.stop()
