@@ -290,7 +290,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--games",
         type=whole_number("the number of games", 1),
         default=1000,
-        help="games to play, seats rotated every game (default 1000)",
+        help="games to play, seats rotated every game (default 1000; a multiple of the number of agents "
+        "gives every agent every seat equally often)",
     )
     p_match.add_argument(
         "--seed",
@@ -424,6 +425,12 @@ def _run(argv: list[str]) -> int:
     from evaluate.match import DEFAULT_AGENTS, play_match, split_agent_words
 
     specs = split_agent_words(args.agents) if args.agents else list(DEFAULT_AGENTS[args.game])
+    if args.games % len(specs):
+        whole = args.games // len(specs) * len(specs)
+        print(f"note: {args.games} games are not whole rotations of the {len(specs)} seats: the last "
+              f"{args.games - whole} game(s) play a deal in only some of its seatings, so the seats are not quite "
+              f"balanced (--games {whole or len(specs)} or {whole + len(specs)} balances them)",
+              file=sys.stderr)  # fmt: skip
     result = play_match(
         args.game, specs, args.games, seed=args.seed, options=options, progress=True, max_decisions=args.max_decisions
     )

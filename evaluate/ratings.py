@@ -706,7 +706,7 @@ class PairMatrix:
             fallback = "deals"
         return (
             f"95% intervals over deals; 'w': Wilson's over the {fallback} (under {MIN_CLUSTER_DEALS} deals, "
-            "a share of 0 or 1, or every deal alike)"
+            "a share of 0 or 1, or every deal alike); each holds for its own cell, not for the whole matrix at once"
         )
 
     def csv_rows(self) -> list[list]:
@@ -917,7 +917,8 @@ class Leaderboard:
         if self.method != "bradley-terry":
             lines.append(
                 f"mu: openskill's Plackett-Luce skill (winners ahead of the rest; averaged over {self.extra.get('orders')} "
-                f"game orders, {centre}): it ranks the entrants, but its differences are not win odds"
+                f"game orders, {centre}): it ranks the entrants, but its differences are not win odds, and its "
+                "scale depends on the number of games: compare it only within one board"
             )
         if self.anchor is not None:
             lines.append(

@@ -240,7 +240,8 @@ class BluffProfile:
 
     Every rate method takes a key (a claim to beat or a claim) or ``None`` for the rate over all
     keys, and returns NaN where its denominator is 0; :meth:`rate` gives the same rate with its
-    counts and Wilson 95% interval. The lie rate splits as
+    counts and Wilson 95% interval (over decisions, counted as independent, though one game's are not;
+    each interval holds for its own rate, not for the whole profile at once). The lie rate splits as
     ``lie_rate = forced_lie_rate + (1 - forced_lie_rate) * voluntary_bluff_rate`` (at every key).
     A context's rates are its profile's: ``profile.by_claim_to_beat["53"].rate("doubt_rate", "63")``
     is the doubt rate of ``63`` claimed over ``53``, with its counts and Wilson interval.
@@ -698,7 +699,7 @@ def plot_bluffing(profiles: dict[str, BluffProfile], game, path: str, title: str
         ax.set_title(name, fontsize=9)
         ax.set_ylim(-0.03, 1.03)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("rate (bars: 95% Wilson intervals)")
+    axes[0].set_ylabel("rate (bars: 95% Wilson intervals over decisions, each its own)")
     fig.suptitle((title or "Meyer bluffing profiles (claims from worst to Meyer)") + (f"\n{subtitle}" if subtitle else ""))
     # One legend for the panels, below them, clear of the data: the panels are laid out above
     # the height the legend takes.
@@ -1007,6 +1008,7 @@ class SeatBreakdown:
             ]
         else:
             lines = ["independent dice: every rotation of a deal is an independent game, and the intervals count games"]
+        lines.append("each interval holds for its own cell, not for the whole table at once")
         if self.deals_alike:
             alike = f"{self.deals_alike} of {self.deals_compared} deals were the same game in every rotation (the same log"
             if self.dice == "common":

@@ -37,3 +37,15 @@ def test_match_json_names_the_game_as_tournament_json_does(capsys):
     assert data["game"] == "tenthousand" and data["options"]["preset"] == "farkle"
     result = play_match("dice/meyer-v0", ["honest", "random"], num_games=2)
     assert result.to_json()["game"] == "meyer" and result.to_json()["env_id"] == "dice/meyer-v0"
+
+
+def test_games_that_are_not_whole_rotations_are_played_with_a_note(capsys):
+    """Seats are balanced over whole rotations of the seats (statistics review 9): --games 7 for two
+    agents says so on stderr and still plays 7 games; --games 8 says nothing."""
+    assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "7", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "note: 7 games are not whole rotations of the 2 seats" in captured.err
+    assert "(--games 6 or 8 balances them)" in captured.err
+    assert json.loads(captured.out.strip().splitlines()[-1])["games"] == 7
+    assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "8"]) == 0
+    assert "note:" not in capsys.readouterr().err
