@@ -46,12 +46,13 @@ the decisions in chosen situations) is read from the states; ``dice-envs replay 
 prints them.
 
 Example:
-    >>> import tempfile, os
+    >>> import os, shutil, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "results.sqlite")
     >>> store = ResultStore.open(path, "syvere", "dice/syvere-v0", {"num_players": 2}, create=True)
     >>> store.count()
     0
     >>> store.close()
+    >>> shutil.rmtree(os.path.dirname(path))
 
     Reading a stored game back, event by event (here: who rolled what in a game of 10 000):
 
@@ -67,6 +68,7 @@ Example:
     >>> event, before, after = next(replay_states(game, row["log"]))
     >>> game.current_player(before), event == "".join(map(str, after.roll))
     (0, True)
+    >>> shutil.rmtree(os.path.dirname(path))
 """
 
 from __future__ import annotations

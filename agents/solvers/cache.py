@@ -7,11 +7,12 @@ stored key differs from the one asked for, or that cannot be read, is rebuilt, n
 Files are written to a temporary name and renamed, so a killed build leaves no half file.
 
 Example:
-    >>> import numpy as np, tempfile
+    >>> import numpy as np, shutil, tempfile
     >>> d = tempfile.mkdtemp()
     >>> t = load_or_build("demo", 1, {"n": 3}, lambda: {"v": np.arange(3)}, cache_dir=d)
     >>> t["v"].tolist()
     [0, 1, 2]
+    >>> shutil.rmtree(d)
 """
 
 from __future__ import annotations
