@@ -26,8 +26,8 @@ import sys
 import time
 
 #: game -> (entrants, deals per table). The deals are chosen so that the three tournaments take a
-#: few minutes on two cores (see the README for the figures of a run). The game's options (and so
-#: the table size) are those of the trained checkpoint (:func:`checkpoint_options`).
+#: few minutes on two cores (see docs/tournaments.md, 'The main job's leaderboards'). The game's options
+#: (and so the table size) are those of the trained checkpoint (:func:`checkpoint_options`).
 ENTRANTS: dict[str, tuple[list[str], int]] = {
     "syvere": (["trained", "endgame", "optimal", "heuristic", "random"], 250),
     "tenthousand": (["trained", "winprob", "optimal", "heuristic", "greedy", "random"], 250),

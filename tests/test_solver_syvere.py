@@ -235,7 +235,7 @@ def heuristic_turn_value(limit: int) -> Fraction:
 
 
 def test_the_heuristic_plays_each_turn_nearly_as_well_as_the_optimum():
-    """Why a learner finds little to win against it (README, training): 0.06 points a turn at most."""
+    """Why a learner finds little to win against it (docs/training.md): 0.06 points a turn at most."""
     assert heuristic_turn_value(1) == sy.roll_value(6, 1)  # one roll: no decision
     for limit, points in ((2, 7.25), (3, 5.20)):
         h, best = heuristic_turn_value(limit), sy.roll_value(6, limit)

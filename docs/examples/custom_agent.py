@@ -1,6 +1,6 @@
 """Ranking your own agent: a Meyer agent written here, entered into a tournament beside built-in agents.
 
-The class follows the agent protocol of the README ("Ranking your own agent"): a subclass of
+The class follows the agent protocol of docs/tournaments.md ("Ranking your own agent"): a subclass of
 ``agents.Agent`` built as ``CLASS(game, seed=..., **params)`` with typed keyword parameters, whose
 ``action_probabilities(observation, action_mask)`` is its whole policy (the base class's ``act``
 draws from it). A tournament names it by the SPEC ``MODULE:CLASS[:KEY=VALUE,...]``, here
