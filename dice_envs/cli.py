@@ -427,9 +427,10 @@ def _run(argv: list[str]) -> int:
     specs = split_agent_words(args.agents) if args.agents else list(DEFAULT_AGENTS[args.game])
     if args.games % len(specs):
         whole = args.games // len(specs) * len(specs)
-        print(f"note: {args.games} games are not whole rotations of the {len(specs)} seats: the last "
+        print(f"note: --games {args.games} is not a multiple of the {len(specs)} seats: the last "
               f"{args.games - whole} game(s) play a deal in only some of its seatings, so the seats are not quite "
-              f"balanced (--games {whole or len(specs)} or {whole + len(specs)} balances them)",
+              f"balanced (--games {' or '.join(str(g) for g in sorted({whole, whole + len(specs)} - {0}))} "
+              "balances them)",
               file=sys.stderr)  # fmt: skip
     result = play_match(
         args.game, specs, args.games, seed=args.seed, options=options, progress=True, max_decisions=args.max_decisions

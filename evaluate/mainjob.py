@@ -3,7 +3,7 @@
 ``python -m evaluate.mainjob`` plays one tournament per game between the built-in agents, the
 solver agents that build in seconds, the trained checkpoint shipped with the package (SPEC
 ``trained``, when one ships and loads) and any checkpoints given with ``--checkpoint``
-(``--checkpoint syvere=runs/syvere/final``: the training run that precedes it). Each tournament
+(``--checkpoint syvere=runs/syvere/policy``: the training run that precedes it). Each tournament
 keeps its games in ``OUT/<game>.sqlite`` and writes its report into ``OUT/<game>/``; the
 leaderboards, with how long each part took, also go to ``OUT/summary.md``.
 

@@ -48,7 +48,7 @@ def test_custom_agent_enters_a_tournament_beside_built_in_agents(tmp_path):
 
 
 def test_custom_agent_policy_is_a_distribution_over_legal_actions():
-    """What the README's protocol asks of action_probabilities, checked over random Meyer games."""
+    """What the agent protocol (docs/tournaments.md) asks of action_probabilities, over random Meyer games."""
     import dice_envs
 
     spec = importlib.util.spec_from_file_location("custom_agent_example", EXAMPLES / "custom_agent.py")

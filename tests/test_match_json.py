@@ -44,8 +44,10 @@ def test_games_that_are_not_whole_rotations_are_played_with_a_note(capsys):
     agents says so on stderr and still plays 7 games; --games 8 says nothing."""
     assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "7", "--json"]) == 0
     captured = capsys.readouterr()
-    assert "note: 7 games are not whole rotations of the 2 seats" in captured.err
+    assert "note: --games 7 is not a multiple of the 2 seats" in captured.err
     assert "(--games 6 or 8 balances them)" in captured.err
     assert json.loads(captured.out.strip().splitlines()[-1])["games"] == 7
     assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "8"]) == 0
     assert "note:" not in capsys.readouterr().err
+    assert main(["match", "meyer", "--agents", "doubter", "honest", "--games", "1"]) == 0
+    assert "(--games 2 balances them)" in capsys.readouterr().err  # not "2 or 2"

@@ -243,7 +243,7 @@ def test_no_bank_gives_the_engines_words_when_one_rule_holds_back_every_keep():
 # -- the heuristic's bank under exact_target, and its play elsewhere unchanged --------------------
 class _ReferenceHeuristic(ThresholdAgent):
     """ThresholdAgent.act as it was before its exact_target fix: stored tournament results and the
-    README's figures depend on its play without exact_target."""
+    documented figures depend on its play without exact_target."""
 
     def act(self, observation, action_mask):
         n, k = self._n, self._k

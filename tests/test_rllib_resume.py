@@ -79,11 +79,11 @@ def test_recovery_never_restores_an_incomplete_checkpoint(tmp_path):
     # A file the marker lists is missing (the review's checkpoint without learner_group/).
     (resume / "learner_group" / "state.pkl").unlink()
     with pytest.raises(ValueError, match="incomplete RLlib checkpoint"):
-        recover_checkpoint(resume)
+        recover_checkpoint(resume, "RLlib checkpoint")  # (what train.rllib.train calls it)
     # A checkpoint without a marker (a save killed in place, as older versions wrote).
     (resume / MARKER).unlink()
     with pytest.raises(ValueError, match="incomplete RLlib checkpoint") as info:
-        recover_checkpoint(resume)
+        recover_checkpoint(resume, "RLlib checkpoint")
     assert "\n" not in str(info.value)
 
 

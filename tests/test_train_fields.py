@@ -34,6 +34,13 @@ def test_fields_shows_the_recipe_as_the_command_changes_it_and_trains_nothing(tm
     assert list(tmp_path.iterdir()) == []  # no run directory, nothing trained
 
 
+def test_fields_refuses_what_training_would_and_is_no_flag_of_the_rllib_backend(capsys):
+    assert dice_main(["train", "meyer", "--set", "learning_rate=-1", "--fields"]) == 2
+    assert "learning_rate must be a number > 0" in capsys.readouterr().err
+    assert dice_main(["train", "meyer", "--backend", "rllib", "--fields"]) == 2
+    assert "--fields is not supported by the rllib backend" in capsys.readouterr().err
+
+
 def test_fields_is_a_training_flag_and_a_bad_set_is_still_refused(capsys):
     with pytest.raises(ValueError, match="--fields is a training flag"):
         from train.cli import main

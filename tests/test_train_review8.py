@@ -185,7 +185,7 @@ def test_the_policy_swap_holds_ctrl_c_back_until_policy_is_whole(tmp_path):
     def replace_then_interrupt(src, dst):
         real_replace(src, dst)
         order.append(Path(dst).name)
-        if len(order) == 1:  # between the two renames: no policy/ for a moment
+        if Path(dst).name == "policy.old":  # between the two renames: no policy/ for a moment
             os.kill(os.getpid(), signal.SIGINT)
 
     os.replace = replace_then_interrupt
@@ -194,8 +194,10 @@ def test_the_policy_swap_holds_ctrl_c_back_until_policy_is_whole(tmp_path):
             trainer._refresh_policy(run, str(tmp_path / "ckpt"))
     finally:
         os.replace = real_replace
-    assert order == ["policy.old", "policy"]  # the interrupt came after the swap, not between its renames
+    # the marker last into the new copy, then the swap; the interrupt came after it, not between its renames
+    assert order == ["dice_envs_checkpoint.json", "policy.old", "policy"]
     assert (run / "policy" / "policy.json").read_text() == "new"
+    assert sorted(p.name for p in run.iterdir()) == ["policy"]
 
 
 # -- 5: TensorBoard steps written once, also over an interrupted and resumed run (D7) -------------------------
@@ -373,7 +375,8 @@ def test_a_stop_during_the_save_waits_until_the_three_resume_files_agree(tmp_pat
     assert (resume / "model.zip").read_text() == "model at 512"
     assert (resume / "vecnormalize.pkl").read_text() == "statistics at 512"
     assert json.loads((resume / "state.json").read_text()) == {"timesteps": 512}
-    assert sorted(p.name for p in resume.iterdir()) == ["model.zip", "state.json", "vecnormalize.pkl"]
+    assert sorted(p.name for p in resume.iterdir()) == ["dice_envs_checkpoint.json", "model.zip", "state.json",
+                                                       "vecnormalize.pkl"]  # fmt: skip
     assert [p.name for p in tmp_path.iterdir()] == ["resume"]  # nothing left aside
 
 

@@ -48,7 +48,7 @@ EVALUATE_FLAGS = {"opponents": "--opponents", "deals": "--deals", "eval_seed": "
 TRAINING_FLAGS = {"timesteps": "--timesteps", "seed": "--seed", "run_dir": "--run-dir", "config": "--config",
                   "set": "--set", "fields": "--fields"}  # fmt: skip
 #: Flags of the SB3 trainer and its benchmark that the RLlib trainer does not have.
-SB3_FLAGS = {"config": "--config", "set": "--set", "evaluate": "--evaluate", **EVALUATE_FLAGS}
+SB3_FLAGS = {"config": "--config", "set": "--set", "evaluate": "--evaluate", "fields": "--fields", **EVALUATE_FLAGS}
 #: Fields that the command line gives itself: ``--set`` refuses them.
 POSITIONAL_FIELDS = ("game", "options")
 
@@ -294,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_args(ns.game, _overrides(ns, options))
     if ns.fields:
         from train.config import describe_fields
+        from train.trainer import _check_args
+
+        _check_args(args)  # the values a training run would refuse are refused here too
 
         print(f"Training fields of {args.game}, as this command sets them (--set FIELD=VALUE or a --config file "
               "changes them):")  # fmt: skip

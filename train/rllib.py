@@ -76,7 +76,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -87,6 +86,8 @@ import numpy as np
 
 from dice_envs import strict_json
 from dice_envs.options import option_flag
+# A saved RLlib checkpoint is whole when train.atomic's MARKER, written last, lists its files and their sizes.
+from train.atomic import MARKER, complete_checkpoint, recover_checkpoint, save_checkpoint_atomically  # noqa: F401
 
 #: Half-width of the clip the checkpoint's normalisation records; scaled observations lie in [-1, 1].
 CLIP = 5.0
@@ -100,9 +101,6 @@ MINIBATCH = 250
 MAX_SEED = 2**32 - 1
 #: Games in a row that may be over before anyone acts before :meth:`DiceMultiAgentEnv.reset` gives up.
 MAX_EMPTY_RESETS = 1000
-#: The file written last into a saved RLlib checkpoint: its settings and every file with its size.
-#: A checkpoint without it (or with a listed file missing or of another size) is incomplete.
-MARKER = "dice_envs_checkpoint.json"
 #: Settings that may change when a run resumes (the others must be the run's own, see :func:`check_resume`).
 RESUMABLE = ("timesteps", "env_runners", "address", "progress")
 
@@ -429,112 +427,6 @@ def check_resume(run: Path, old: dict, new: dict) -> None:
                          f"same ones (only {may} and --no-progress may change), or use another --run-dir")
 
 
-def _siblings(resume: Path) -> tuple[Path, Path]:
-    """Where a checkpoint is written before it replaces ``resume``, and where the replaced one goes."""
-    return resume.with_name(resume.name + ".new"), resume.with_name(resume.name + ".old")
-
-
-def complete_checkpoint(path: Path) -> dict | None:
-    """The marker of the complete checkpoint in ``path``, or None if it is missing or incomplete."""
-    try:
-        marker = json.loads((path / MARKER).read_text())
-        files = marker["files"]
-        if not isinstance(files, dict) or not files:
-            return None
-        for name, size in files.items():
-            if (path / name).stat().st_size != size:
-                return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return marker
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
-
-
-def save_checkpoint_atomically(save, resume: Path, info: dict) -> None:
-    """Write a checkpoint with ``save(directory)`` and put it in place of ``resume`` only once complete.
-
-    It is written to ``resume.new``, then :data:`MARKER` (``info`` and every file with its size) is
-    written into it last; then ``resume`` is renamed to ``resume.old``, ``resume.new`` to ``resume``,
-    and ``resume.old`` deleted. A kill at any point leaves a complete checkpoint that
-    :func:`recover_checkpoint` finds.
-    """
-    new, old = _siblings(resume)
-    _remove(new)
-    save(new)
-    files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
-    for name in files:  # on disk before the marker says they are (a power loss, not only a kill)
-        _fsync(new / name)
-    tmp = new / (MARKER + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(strict_json.dumps({**info, "files": files}, indent=1))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, new / MARKER)
-    _fsync(new, directory=True)
-    if resume.exists():
-        _remove(old)
-        os.replace(resume, old)
-    os.replace(new, resume)
-    _fsync(resume.parent, directory=True)
-    _remove(old)
-
-
-def _fsync(path: Path, directory: bool = False) -> None:
-    """Flush a file's (or a directory's entries') data to disk, where the system allows it."""
-    try:
-        fd = os.open(path, os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # (some file systems refuse to sync a directory)
-    finally:
-        os.close(fd)
-
-
-def recover_checkpoint(resume: Path) -> dict | None:
-    """Tidy what an interrupted :func:`save_checkpoint_atomically` left; return the marker of the
-    complete checkpoint now in ``resume``, or None if there is none (a new run).
-
-    A complete ``resume.new`` is the newest checkpoint and takes the place of ``resume``; an
-    incomplete one is deleted. ``resume.old`` is put back if ``resume`` is missing, else deleted.
-
-    Raises:
-        ValueError: ``resume`` holds an incomplete checkpoint (a save interrupted by an older
-            version, or files deleted), which is never restored.
-    """
-    new, old = _siblings(resume)
-    if new.exists():
-        if complete_checkpoint(new) is not None:
-            if resume.exists():
-                _remove(old)
-                os.replace(resume, old)
-            os.replace(new, resume)
-        else:
-            _remove(new)
-    if old.exists():
-        if complete_checkpoint(old) is not None and complete_checkpoint(resume) is None:
-            _remove(resume)  # (missing, unless something other than a save left it incomplete)
-            os.replace(old, resume)
-        else:
-            _remove(old)
-    if not resume.exists():
-        return None
-    marker = complete_checkpoint(resume)
-    if marker is None:
-        raise ValueError(f"{resume} holds an incomplete RLlib checkpoint (its save was interrupted, files are missing, or "
-                         f"it was written before dice-envs marked complete checkpoints with {MARKER}): it cannot be "
-                         "resumed; delete it to train this run afresh, or use another --run-dir")
-    return marker
-
-
 # -- training -----------------------------------------------------------------------------------
 def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed: int = 0,
           run_dir: str | None = None, hidden=(64, 64), env_runners: int = 0, envs: int = 8, batch: int = 2000,
@@ -583,7 +475,8 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     settings = run_settings(game, options, hidden, seed, envs, batch, engine=engine)
     run = Path(run_dir or f"runs/{game}-rllib-seed{seed}")
     resume = run / "rllib"
-    marker = recover_checkpoint(resume)  # (a leftover of an interrupted save is tidied first)
+    marker = recover_checkpoint(resume, "RLlib checkpoint")  # (a leftover of an interrupted save is tidied first)
+    recover_checkpoint(run / "policy", "policy", legacy=lambda _path: True)  # (whatever is there, the loader checks)
     if marker is not None:
         check_resume(run, marker.get("settings", {}), settings)
     norm = _checkpoint_norm(fixed_normalization(engine))
@@ -663,7 +556,10 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
             "wall_seconds": seconds,
             "env_steps_per_second": (done - first) / seconds if seconds > 0 else 0.0,
         }
-        path = export_module(module, engine, run / "policy", norm, training=summary)
+        # Written whole beside RUN/policy and swapped in, as the SB3 trainer's (train.atomic).
+        path = run / "policy"
+        save_checkpoint_atomically(lambda new: export_module(module, engine, new, norm, training=summary), path,
+                                   {"steps": done})  # fmt: skip
         summary["policy"] = str(path)
         (run / "summary.json").write_text(strict_json.dumps(summary, indent=1))
         algo.stop()

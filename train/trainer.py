@@ -42,6 +42,7 @@ import numpy as np
 
 from agents.checkpoint import Policy, save_checkpoint
 from dice_envs import strict_json
+from train.atomic import recover_checkpoint, save_checkpoint_atomically
 from train.config import Args
 from train.evaluation import play_against
 from train.view import SingleAgentView
@@ -328,59 +329,55 @@ def _signals_deferred() -> Iterator[None]:
 
 
 def _save_resume(resume_dir: Path, model, venv, state: dict) -> None:
-    """What resuming needs: ``model.zip``, ``vecnormalize.pkl`` and ``state.json``, written into
-    ``resume.tmp/`` and swapped in for ``resume/`` by :func:`_swap_in`, with Ctrl-C and SIGTERM held back
-    until all three are in place: a stop never leaves a ``state.json`` that describes other files (a SIGTERM
-    between the model and the state made a resume go on from the model's later step with the older
-    statistics; outside review of the diff, 2026-12-01) nor half a zip, and :func:`_recover` mends a
-    SIGKILL between the two renames."""
-    import shutil
+    """What resuming needs: ``model.zip``, ``vecnormalize.pkl`` and ``state.json``, saved whole beside
+    ``resume/`` and swapped in (:func:`train.atomic.save_checkpoint_atomically`), with Ctrl-C and SIGTERM
+    held back until all three are in place: a stop never leaves a ``state.json`` that describes other files
+    (a SIGTERM between the model and the state made a resume go on from the model's later step with the
+    older statistics; outside review of the diff, 2026-12-01) nor half a zip, and a kill or a power cut
+    leaves a whole save that :func:`train.atomic.recover_checkpoint` finds when the run starts again."""
 
-    fresh = resume_dir.with_name(resume_dir.name + ".tmp")
+    def write(directory: Path) -> None:
+        directory.mkdir()
+        model.save(str(directory / "model.zip"))
+        venv.save(str(directory / "vecnormalize.pkl"))
+        _write_json(directory / "state.json", state)
+
     with _signals_deferred():
-        shutil.rmtree(fresh, ignore_errors=True)
-        fresh.mkdir()
-        model.save(str(fresh / "model.zip"))
-        venv.save(str(fresh / "vecnormalize.pkl"))
-        _write_json(fresh / "state.json", state)
-        _swap_in(fresh, resume_dir)
+        save_checkpoint_atomically(write, resume_dir, {"timesteps": state.get("timesteps")})
 
 
 def _refresh_policy(run: Path, checkpoint: str) -> None:
-    """Make ``run/policy`` a copy of ``checkpoint``: copied aside, then swapped in by :func:`_swap_in`, so
-    that an interrupted run keeps a whole ``policy/`` (the old or the new)."""
+    """Make ``run/policy`` a copy of ``checkpoint``, saved whole and swapped in as :func:`_save_resume`
+    saves (Ctrl-C and SIGTERM held back), so that an interrupted run keeps a whole ``policy/``."""
     import shutil
 
-    target = run / "policy"
-    fresh = target.with_name("policy.tmp")
-    shutil.rmtree(fresh, ignore_errors=True)
-    shutil.copytree(checkpoint, fresh)
-    _swap_in(fresh, target)
-
-
-def _swap_in(fresh: Path, target: Path) -> None:
-    """Put the whole directory ``fresh`` (``<target>.tmp``) in the place of ``target`` by two renames, with
-    Ctrl-C and SIGTERM held back between them; ``<target>.old`` holds the old one until the second."""
-    import shutil
-
-    old = target.with_name(target.name + ".old")
     with _signals_deferred():
-        shutil.rmtree(old, ignore_errors=True)
-        if target.exists():
-            os.replace(target, old)
-        os.replace(fresh, target)
-    shutil.rmtree(old, ignore_errors=True)
+        save_checkpoint_atomically(lambda new: shutil.copytree(checkpoint, new), run / "policy",
+                                   {"checkpoint": Path(checkpoint).name})  # fmt: skip
 
 
-def _recover(target: Path) -> bool:
-    """Mend a SIGKILL (or a power cut) between :func:`_swap_in`'s two renames, which leaves no ``target``:
-    the new copy beside it is whole by then (it was written before the first rename), so it goes in; the
-    old one if the new is missing. Says whether it mended anything."""
-    fresh, old = target.with_name(target.name + ".tmp"), target.with_name(target.name + ".old")
-    if target.exists() or not old.is_dir():
-        return False  # whole, or never swapped (a .tmp alone may be half written: the next save replaces it)
-    os.replace(fresh if fresh.is_dir() else old, target)
-    return True
+def _recover_saves(run: Path) -> None:
+    """Tidy what a save killed in the middle (SIGKILL, a power cut) left of ``resume/`` and ``policy/``,
+    saying so: the newest whole save goes in (:func:`train.atomic.recover_checkpoint`).
+
+    Raises:
+        ValueError: ``resume/`` is incomplete and nothing whole is beside it.
+    """
+    for target, what, legacy in (
+        # (a resume/ saved before saves carried a marker is whole when its state.json, written last, is there)
+        # (or empty: a run stopped before its first save, by a version that made resume/ at the start)
+        (run / "resume", "resume directory",
+         lambda path: (path / "state.json").is_file() or not any(path.iterdir())),
+        (run / "policy", "policy", lambda _path: True),  # (whatever is there, the checkpoint loader checks)
+    ):
+        left = [p.name for p in (target.with_name(target.name + ".new"), target.with_name(target.name + ".old"))
+                if p.exists()]  # fmt: skip
+        hint = "delete it to train this run afresh (its checkpoints/ stay), or use another --run-dir"
+        recover_checkpoint(target, what, legacy=legacy, hint=hint)
+        if left:
+            print(f"{target}: tidied what an interrupted save left ({', '.join(left)}); "
+                  f"{target.name}/ is now {'the newest whole save' if target.exists() else 'absent'}",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: bool) -> dict:
@@ -449,10 +446,7 @@ def train(args: Args) -> dict:
     run = Path(args.run_dir)
     resume_dir = run / "resume"
     state_file = resume_dir / "state.json"
-    for swapped in (resume_dir, run / "policy"):
-        if _recover(swapped):  # the last run was killed in the middle of a save
-            print(f"{swapped}: put back from {swapped.name}.tmp/.old (the last run was killed while saving)",
-                  file=sys.stderr, flush=True)  # fmt: skip
+    _recover_saves(run)  # a run killed in the middle of a save
     resumed = state_file.is_file()
     state: dict[str, Any] = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0,
                              "update_seconds": 0.0, "cpu_seconds": 0.0}
@@ -483,7 +477,6 @@ def train(args: Args) -> dict:
         except ValueError as exc:
             raise ValueError(f"teacher: {exc}") from None
     run.mkdir(parents=True, exist_ok=True)
-    resume_dir.mkdir(exist_ok=True)
     with sigterm_as_interrupt():
         try:
             return _train(args, run, state, resumed, engine, probe.num_players, anneal)
@@ -734,7 +727,7 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                 dump(now)
                 times["undumped"] = False
                 bar.set_postfix({k: f"{v:.3f}" for k, v in latest.items()})
-                # What resuming needs (the state file last: it marks the other two as complete).
+                # What resuming needs, saved whole (_save_resume).
                 state.update({
                     "args": args.to_json(), "timesteps": now,
                     "snapshots": [str(Path(p).relative_to(run)) for p in snapshots],

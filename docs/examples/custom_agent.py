@@ -30,7 +30,8 @@ class Cautious(Agent):
     """Doubts a claim ranked ``doubt_from`` or higher (ranks: 1 for ``32`` .. 21 for ``21``; 22 never
     doubts) and believes the rest; claims its own dice when they are legal, else the lowest legal claim.
     With probability ``bluff`` it claims a legal value above its dice instead, uniformly among them.
-    With its defaults it makes the built-in ``honest`` player's choices (the two end level on the board)."""
+    With its defaults and the default rules it makes the built-in ``honest`` player's choices (the two end
+    level on the board); it never makes a blind reroll, which ``honest`` does under ``blind_reroll``."""
 
     def __init__(self, game, seed: int | None = None, doubt_from: int = 11, bluff: float = 0.0):
         super().__init__(game, seed)
