@@ -135,6 +135,7 @@ def test_rllib_run_resumes_from_its_checkpoint(ray_instance, tmp_path):
     assert second["steps_this_run"] == second["timesteps"] - first["timesteps"] < second["timesteps"]
 
 
+@pytest.mark.ray
 @pytest.mark.parametrize("game,options", GAMES, ids=[g for g, _ in GAMES])
 def test_multi_agent_env_delivers_every_seats_return_and_refuses_illegal_actions(game, options):
     """Random legal play through the RLlib env: each seat's rewards add up to its C-3 return."""
@@ -171,6 +172,7 @@ def test_multi_agent_env_delivers_every_seats_return_and_refuses_illegal_actions
         assert [totals[a] for a in env.possible_agents] == [float(r) for r in returns]
 
 
+@pytest.mark.ray
 def test_reset_skips_games_over_before_anyone_acts(monkeypatch):
     """Syvere 4p with elimination 10: the games of seeds 166 and 278 are over at reset (review finding 1)."""
     pytest.importorskip("ray.rllib")

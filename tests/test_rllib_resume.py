@@ -1,5 +1,6 @@
-"""The RLlib trainer's run state without Ray: its checkpoint swap, its recovery, its settings check
-and its refusals made before Ray starts (see ``tests/test_ray_rllib.py`` for the trainer on Ray)."""
+"""The RLlib trainer's run state: its checkpoint swap, its recovery and its settings check, without Ray;
+and its refusals made before Ray starts, which need the package (marked ``ray``; see
+``tests/test_ray_rllib.py`` for the trainer on Ray)."""
 
 from __future__ import annotations
 
@@ -127,6 +128,7 @@ def _refused(argv, capsys) -> str:
     return err
 
 
+@pytest.mark.ray
 def test_options_without_decisions_are_refused_before_ray_starts(tmp_path, capsys):
     ray = pytest.importorskip("ray")
     run = tmp_path / "run"
@@ -135,6 +137,7 @@ def test_options_without_decisions_are_refused_before_ray_starts(tmp_path, capsy
     assert not ray.is_initialized() and not run.exists()
 
 
+@pytest.mark.ray
 def test_an_unreachable_address_is_refused_at_once(tmp_path, capsys):
     ray = pytest.importorskip("ray")
     with socket.socket() as s:  # a port nobody listens on
@@ -146,6 +149,7 @@ def test_an_unreachable_address_is_refused_at_once(tmp_path, capsys):
     assert not ray.is_initialized() and not run.exists()
 
 
+@pytest.mark.ray
 def test_changed_settings_are_refused_before_ray_starts(tmp_path, capsys):
     ray = pytest.importorskip("ray")
     run = tmp_path / "run"
@@ -156,6 +160,7 @@ def test_changed_settings_are_refused_before_ray_starts(tmp_path, capsys):
     assert not ray.is_initialized()
 
 
+@pytest.mark.ray
 def test_a_tournament_at_an_unreachable_address_is_refused_at_once(tmp_path, capsys):
     """The same check for ``tournament --backend ray --address``: it hung for minutes in Ray's retries."""
     ray = pytest.importorskip("ray")

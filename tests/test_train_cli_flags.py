@@ -131,6 +131,7 @@ def test_help_names_the_rllib_flags_and_where_they_are_explained(capsys):
 
 
 # -- 4: the RLlib budget, in the user's terms, before Ray starts ---------------------------------------------
+@pytest.mark.ray
 def test_an_rllib_budget_below_one_minibatch_is_refused_before_ray_starts(tmp_path):
     ray = pytest.importorskip("ray")
     from train.rllib import MINIBATCH
