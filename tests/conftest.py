@@ -7,6 +7,7 @@ not name ``ray`` skips them, whatever the repository's ``addopts`` say.
 """
 
 import os
+import signal
 
 import pytest
 
@@ -36,3 +37,14 @@ def ray_instance():
         yield ray
     finally:
         ray.shutdown()
+
+
+@pytest.fixture
+def ctrl_c():
+    """During the test SIGINT raises KeyboardInterrupt, as in a terminal: a process started in the
+    background inherits SIGINT ignored, and a test that sends it would see nothing happen."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -240,7 +240,7 @@ def test_rllib_resume_keeps_settings_and_only_complete_checkpoints(ray_instance,
 
 
 @pytest.mark.ray
-def test_rllib_saves_on_ctrl_c(ray_instance, tmp_path, monkeypatch):
+def test_rllib_saves_on_ctrl_c(ray_instance, tmp_path, monkeypatch, ctrl_c):
     """A SIGINT during training: the batch ends, the run is saved, KeyboardInterrupt is raised."""
     import signal
 

@@ -34,8 +34,11 @@ def test_ctrl_c_with_a_remote_env_runner_saves_and_the_same_command_resumes(tmp_
                "--batch", "500", "--seed", "3", "--run-dir", str(run)]  # fmt: skip
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     with log.open("w") as out:
+        # (restore_signals does not restore SIGINT: a test run started in the background would pass it on
+        # ignored, and the trainer rightly keeps an ignored Ctrl-C ignored)
         process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                   start_new_session=True)  # fmt: skip
+                                   start_new_session=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
         try:
             deadline = time.monotonic() + 180
             while not re.search(r"self-play:\s+\d+%\s+[1-9]\d*/", log.read_text()):  # steps are counted

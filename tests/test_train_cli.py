@@ -67,7 +67,7 @@ def test_tiny_run_leaves_a_checkpoint_that_plays(tmp_path, game, options):
     assert "checkpoint:" in out.stdout
 
 
-def test_an_interrupted_run_resumes_from_its_last_period(tmp_path, monkeypatch):
+def test_an_interrupted_run_resumes_from_its_last_period(tmp_path, monkeypatch, ctrl_c):
     """Ctrl-C after the first saved period; the same command then continues from there."""
     import train.trainer as trainer
 

@@ -26,8 +26,14 @@ def interrupted_after_first_period(monkeypatch, argv):
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the save: held back until the save is whole
 
     monkeypatch.setattr(trainer, "_write_json", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        main(argv)
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal (a process started in the background inherits SIGINT
+    # ignored: the fresh-clone CI run of 2026-12-01 saw no interrupt at all).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            main(argv)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     monkeypatch.setattr(trainer, "_write_json", real_write)
 
 

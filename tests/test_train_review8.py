@@ -172,7 +172,7 @@ def test_an_interrupted_run_has_a_usable_policy(tmp_path, monkeypatch):
     assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "policy", "resume", "tb"]  # no temp dirs left
 
 
-def test_the_policy_swap_holds_ctrl_c_back_until_policy_is_whole(tmp_path):
+def test_the_policy_swap_holds_ctrl_c_back_until_policy_is_whole(tmp_path, ctrl_c):
     import train.trainer as trainer
 
     run = tmp_path / "run"
