@@ -24,7 +24,7 @@ from dice_envs import strict_json
 MARKER = "dice_envs_checkpoint.json"
 
 
-def _siblings(target: Path) -> tuple[Path, Path]:
+def siblings(target: Path) -> tuple[Path, Path]:
     """Where a save is written before it replaces ``target``, and where the replaced one waits."""
     return target.with_name(target.name + ".new"), target.with_name(target.name + ".old")
 
@@ -73,7 +73,7 @@ def save_checkpoint_atomically(save: Callable[[Path], object], target: Path, inf
     ``target`` is renamed to ``target.old``, ``target.new`` to ``target``, and ``target.old`` deleted.
     A kill at any point leaves a complete save that :func:`recover_checkpoint` finds.
     """
-    new, old = _siblings(target)
+    new, old = siblings(target)
     _remove(new)
     save(new)
     files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
@@ -112,7 +112,7 @@ def recover_checkpoint(target: Path, what: str = "checkpoint", legacy: Callable[
         ValueError: ``target`` holds an incomplete save (interrupted by an older version, or files
             deleted), which is never restored.
     """
-    new, old = _siblings(target)
+    new, old = siblings(target)
 
     def whole(path: Path) -> bool:
         return complete_checkpoint(path) is not None or (

@@ -42,7 +42,7 @@ import numpy as np
 
 from agents.checkpoint import Policy, save_checkpoint
 from dice_envs import strict_json
-from train.atomic import recover_checkpoint, save_checkpoint_atomically
+from train.atomic import recover_checkpoint, save_checkpoint_atomically, siblings
 from train.config import Args
 from train.evaluation import play_against
 from train.view import SingleAgentView
@@ -370,8 +370,7 @@ def _recover_saves(run: Path) -> None:
          lambda path: (path / "state.json").is_file() or not any(path.iterdir())),
         (run / "policy", "policy", lambda _path: True),  # (whatever is there, the checkpoint loader checks)
     ):
-        left = [p.name for p in (target.with_name(target.name + ".new"), target.with_name(target.name + ".old"))
-                if p.exists()]  # fmt: skip
+        left = [p.name for p in siblings(target) if p.exists()]
         hint = "delete it to train this run afresh (its checkpoints/ stay), or use another --run-dir"
         recover_checkpoint(target, what, legacy=legacy, hint=hint)
         if left:
