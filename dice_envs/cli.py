@@ -1,7 +1,7 @@
 """The ``dice-envs`` command.
 
 Subcommands: ``play`` (a game in the terminal), ``match`` (agents against each other, standings
-with Wilson intervals), ``bench`` (steps per second), and, dispatched to the modules that own
+with 95% intervals over the deals), ``bench`` (steps per second), and, dispatched to the modules that own
 them, ``solve``, ``train``, ``tournament``, ``replay`` and ``cache``.
 
 Game options go after the game's name as ``--name value`` with the option's own name

@@ -94,7 +94,7 @@ def tournament_parser() -> argparse.ArgumentParser:
         prog="dice-envs tournament",
         description=(
             "Rank agents: every table of the entrants, every deal in every rotation of the seats, "
-            "common dice; ratings with bootstrap intervals, win rates with Wilson intervals. "
+            "common dice; ratings with bootstrap intervals, win rates with intervals over the deals. "
             "Game options go after the game's name as --name value (see dice-envs play GAME --help)."
         ),
     )

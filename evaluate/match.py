@@ -1,4 +1,4 @@
-"""Play agents against each other and report win rates with Wilson score intervals.
+"""Play agents against each other and report win rates with 95% intervals over the deals.
 
 A match is a special case of a tournament (:mod:`evaluate.tournament`): one table, its entrants
 in the order given, played by :func:`evaluate.tournament.play_table` on the rules engine with the
@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
@@ -35,7 +34,7 @@ from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 from evaluate.report import SeatBreakdown
-from evaluate.stats import Z95, mean_ci, wilson
+from evaluate.stats import WILSON_DEALS_SOURCE, Z95, StratifiedShare, mean_ci, return_interval
 from evaluate.tournament import MAX_DECISIONS, GameRecord, base_label, check_max_decisions, play_table, unique_labels
 
 #: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
@@ -174,35 +173,83 @@ def game_seeds(seed: int, game: int, num_entrants: int) -> tuple[int, list[int]]
 
 @dataclass
 class AgentRecord:
-    """One entrant's results over a match, kept as running sums (nothing per game)."""
+    """One entrant's results over a match, kept as running sums (nothing per game; the deal being
+    played is summed until the next begins).
+
+    The intervals are over the deals (:class:`evaluate.stats.StratifiedShare`): a deal's rotations
+    share their dice, so they are not independent games; deals are. A game added without a deal
+    is a deal of its own.
+    """
 
     label: str
     games: int = 0
     share_sum: float = 0.0  # 1 for a win, 1/k for a k-way tie
     return_sum: float = 0.0
-    _return_sq: float = field(default=0.0, repr=False)  # Welford's sum of squared deviations
+    _wins: StratifiedShare = field(default_factory=StratifiedShare, repr=False)
+    _returns: StratifiedShare = field(default_factory=StratifiedShare, repr=False)  # of (r + 1) / 2
+    _deal: list = field(default_factory=lambda: [None, 0.0, 0.0, 0], repr=False)  # [key, shares, (r+1)/2s, games]
 
-    def add(self, share: float, ret: float) -> None:
-        """Count one game: its win share and its return."""
+    def add(self, share: float, ret: float, deal=None) -> None:
+        """Count one game: its win share, its return (C-3, in [-1, 1]) and its deal (any key; the
+        games of a deal come one after another; ``None``: a deal of its own)."""
+        if not -1.0 <= ret <= 1.0:
+            raise ValueError(f"AgentRecord.add: a C-3 return is in [-1, 1], got {ret!r}")
+        pending = self._deal
+        if deal is None or deal != pending[0]:
+            self._flush()
+            pending[0] = deal
         self.games += 1
         self.share_sum += share
-        before = self.return_sum / (self.games - 1) if self.games > 1 else 0.0
         self.return_sum += ret
-        self._return_sq += (ret - before) * (ret - self.return_sum / self.games)
+        pending[1] += share
+        pending[2] += (ret + 1.0) / 2.0
+        pending[3] += 1
+
+    def _flush(self) -> None:
+        _, shares, rets, games = self._deal
+        if games:
+            self._wins.add_deal("match", min(shares, games), games)
+            self._returns.add_deal("match", min(max(rets, 0.0), games), games)
+        self._deal[:] = [None, 0.0, 0.0, 0]
+
+    def _finished(self) -> tuple[StratifiedShare, StratifiedShare]:
+        """The sums with the deal in play counted, leaving it open for more games."""
+        import copy
+
+        wins, returns = copy.deepcopy(self._wins), copy.deepcopy(self._returns)
+        _, shares, rets, games = self._deal
+        if games:
+            wins.add_deal("match", min(shares, games), games)
+            returns.add_deal("match", min(max(rets, 0.0), games), games)
+        return wins, returns
 
     def win_rate(self, z: float = Z95) -> tuple[float, float, float]:
-        """Win rate (ties shared) with its Wilson score interval ``(rate, low, high)``."""
-        return wilson(self.share_sum, self.games, z)
-
-    def mean_return(self, z: float = Z95) -> tuple[float, float, float]:
-        """Mean return with a normal-approximation interval ``(mean, low, high)``."""
+        """Win rate (ties shared) with its 95% interval over the deals ``(rate, low, high)``
+        (:class:`evaluate.stats.StratifiedShare`; Wilson's over the deals where they cannot give
+        one: :meth:`interval_source`). ``z`` must be the 95% quantile: the interval's level is fixed."""
+        _check_z(z)
         if self.games == 0:
             raise ValueError(f"{self.label} has played no games")
-        mean = self.return_sum / self.games
-        if self.games == 1:
-            return mean, mean, mean
-        half = z * math.sqrt(max(0.0, self._return_sq) / (self.games - 1) / self.games)
-        return mean, mean - half, mean + half
+        rate, low, high, _, _ = self._finished()[0].interval()
+        return rate, low, high
+
+    def interval_source(self) -> str:
+        """``"deals"`` (the win rate's interval is clustered by deal) or ``"wilson-deals"``."""
+        return self._finished()[0].interval()[4]
+
+    def mean_return(self, z: float = Z95) -> tuple[float, float, float]:
+        """Mean return with its 95% interval over the deals ``(mean, low, high)``
+        (:func:`evaluate.stats.return_interval`)."""
+        _check_z(z)
+        if self.games == 0:
+            raise ValueError(f"{self.label} has played no games")
+        mean, low, high, _, _ = return_interval(self._finished()[1])
+        return self.return_sum / self.games, low, high
+
+
+def _check_z(z: float) -> None:
+    if z != Z95:
+        raise ValueError(f"the match's intervals are 95% ones (z = {Z95}); got z = {z!r}")
 
 
 @dataclass
@@ -220,25 +267,34 @@ class MatchResult:
     seats: SeatBreakdown | None = None
 
     def table(self) -> str:
-        """A plain-text table: entrant, games, win rate with its 95% Wilson interval, mean return;
+        """A plain-text table: entrant, games, win rate with its 95% interval over the deals, mean return;
         then the win shares by seat (:meth:`evaluate.report.SeatBreakdown.text`)."""
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items()) or "defaults"
         width = max(24, *(len(rec.label) for rec in self.records))
         lines = [
             f"{self.env_id} ({opts}), {self.num_games} games, seed {self.seed}, seats rotated",
-            f"{'agent':<{width}} {'games':>6} {'win rate':>9} {'95% CI (Wilson)':>17} {'mean return':>12}",
+            f"{'agent':<{width}} {'games':>6} {'win rate':>9} {'95% CI (deals)':>17} {'mean return':>12}",
         ]
         for rec in self.records:
             w, lo, hi = rec.win_rate()
             r, _, _ = rec.mean_return()
-            lines.append(f"{rec.label:<{width}} {rec.games:>6} {w:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>17} {r:>12.3f}")
+            mark = "w" if rec.interval_source() == WILSON_DEALS_SOURCE else ""
+            lines.append(
+                f"{rec.label:<{width}} {rec.games:>6} {w:>9.3f} {f'[{lo:.3f}, {hi:.3f}]{mark}':>17} {r:>12.3f}"
+            )
+        lines.append(
+            "win rate: 95% interval over the deals (the rotations of a deal share their dice)"
+            + ("; w: Wilson's over the deals, where the deals cannot give theirs" if any(
+                rec.interval_source() == WILSON_DEALS_SOURCE for rec in self.records) else "")
+        )
         if self.seats is not None:
             lines += ["", self.seats.text()]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """The match as a JSON-able dict: its setting, each entrant's games, win rate and mean
-        return with their 95% intervals (``agents``, in the order given), and ``seats``
+        return with their 95% intervals over the deals and the win rate's ``interval_source``
+        (``"deals"`` or ``"wilson-deals"``; ``agents``, in the order given), and ``seats``
         (:meth:`evaluate.report.SeatBreakdown.to_json`)."""
         agents = []
         for rec in self.records:
@@ -246,7 +302,7 @@ class MatchResult:
             r, rlo, rhi = rec.mean_return()
             agents.append({
                 "label": rec.label, "games": rec.games, "win_rate": w, "win_low": lo, "win_high": hi,
-                "mean_return": r, "return_low": rlo, "return_high": rhi,
+                "mean_return": r, "return_low": rlo, "return_high": rhi, "interval_source": rec.interval_source(),
             })  # fmt: skip
         from dice_envs.registry import env_module
 
@@ -354,8 +410,9 @@ def play_match(
         nonlocal last_report
         seat_of = [record.seats.index(label) for label in labels]  # entrant -> seat (table_tasks')
         shares = record.win_shares()  # C-3: 1/k for each of k winners
+        deal = record.task.deal
         for i, rec in enumerate(records):
-            rec.add(shares[seat_of[i]], record.returns[seat_of[i]])
+            rec.add(shares[seat_of[i]], record.returns[seat_of[i]], deal)
         seats.add(record)
         if on_game is not None:
             on_game(g, tuple(record.returns[seat_of[i]] for i in range(n)))

@@ -67,8 +67,10 @@
 * With ``bootstrap=0`` there are no intervals: ``rating_low``, ``rating_high``, ``separated``,
   the difference's bounds and p-values are ``None`` (``null`` in JSON, empty in the report's CSV);
   the last row's ``separated`` and comparisons are ``None`` too (nothing follows it).
-* Win rates carry Wilson score intervals (:func:`evaluate.stats.wilson`) and mean returns (C-3:
-  the winners share +1 and the losers -1) normal intervals.
+* Win rates and mean returns (C-3: the winners share +1 and the losers -1) carry 95% intervals
+  over the deals, stratified by table (:class:`evaluate.stats.StratifiedShare`): a deal's
+  rotations are not independent games, its deals are; Wilson's over the deals where the deals
+  cannot give one (``Row.win_interval_source``).
 
 Example (a Bradley-Terry fit on made-up results: ``a`` beats ``b`` 3 times in 4):
 
@@ -87,7 +89,17 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from evaluate.stats import MIN_CLUSTER_DEALS, Z95, deal_clustered_share, deal_key, mean_ci, wilson
+from evaluate.stats import (
+    CLUSTERED_SOURCE,
+    MIN_CLUSTER_DEALS,
+    WILSON_DEALS_SOURCE,
+    Z95,
+    StratifiedShare,
+    deal_clustered_share,
+    deal_key,
+    return_interval,
+    wilson,
+)
 
 if TYPE_CHECKING:  # for the annotations only
     from evaluate.tournament import GameRecord
@@ -117,6 +129,13 @@ WIDENED = (
 NOT_SIMULTANEOUS = (
     "95% intervals hold for each entrant (rating) or each pair (vs next) on its own, not for the whole board at once"
 )
+#: What the board's win-rate intervals are (its legend's line).
+WIN_RATE = (
+    "win rate: the share of games won (a k-way tie 1/k), with its 95% interval over the deals (a deal's rotations "
+    "share their dice; deals of one table against each other)"
+)
+#: ... and the mark of a win-rate interval that is Wilson's over the deals.
+WIN_RATE_WILSON = "w: Wilson's interval over the deals, where the deals cannot give theirs (too few, or all alike)"
 #: What the board's mean return is (its legend's line).
 MEAN_RETURN = (
     "mean return: the average C-3 return a game (the winners share +1, the losers -1: +1/-1 with two players; "
@@ -432,8 +451,15 @@ class Row:
         label: the entrant.
         rating, rating_low, rating_high: the rating and its 95% bootstrap interval.
         games: games played.
-        win_rate, win_low, win_high: win share and its Wilson interval.
-        mean_return, return_low, return_high: mean C-3 return and its normal interval.
+        win_rate, win_low, win_high: win share and its 95% interval over the deals, stratified by
+            table (:class:`evaluate.stats.StratifiedShare`).
+        mean_return, return_low, return_high: mean C-3 return and its 95% interval, the same way
+            (of ``(r + 1) / 2``, mapped back: :func:`evaluate.stats.return_interval`).
+        win_interval_source, return_interval_source: ``"deals"`` (clustered by deal) or
+            ``"wilson-deals"`` (Wilson's over the deals, where the deals cannot give a clustered
+            interval: see :class:`evaluate.stats.StratifiedShare`).
+        win_effective_games: the independent games the win-rate interval is worth (Wilson's
+            over the deals: the deals).
         separated: whether this entrant's rating differs from the next one's (the row below): the
             95% interval of the difference excludes 0 and Holm's adjusted p-value ``p_next_holm``
             is at most :data:`ALPHA`; ``None`` (unknown) for the last row and without intervals.
@@ -479,6 +505,9 @@ class Row:
     ahead_next: float | None = None
     ahead_next_low: float | None = None
     ahead_next_high: float | None = None
+    win_interval_source: str | None = None
+    return_interval_source: str | None = None
+    win_effective_games: float | None = None
 
     @property
     def widened(self) -> bool:
@@ -488,10 +517,9 @@ class Row:
 
 # -- head to head ---------------------------------------------------------------------------------
 #: ``interval_source`` of a head-to-head cell: the deal-clustered interval (:func:`deal_clustered_share`).
-DEALS_SOURCE = "deals"
-#: ``interval_source`` of a head-to-head cell under common dice where the deals cannot give a
-#: clustered interval: Wilson's over the deals (see :class:`PairCell`).
-WILSON_DEALS_SOURCE = "wilson-deals"
+DEALS_SOURCE = CLUSTERED_SOURCE
+# WILSON_DEALS_SOURCE (evaluate.stats): ``interval_source`` of a head-to-head cell under common dice
+# where the deals cannot give a clustered interval: Wilson's over the deals (see :class:`PairCell`).
 #: ``interval_source`` of a head-to-head cell under independent dice where the deals cannot give a
 #: clustered interval: Wilson's over the games, each rotation an independent game (see :class:`PairCell`).
 WILSON_SOURCE = "wilson-games"
@@ -871,6 +899,11 @@ class Leaderboard:
         mark = "*" if row.widened else ""
         return f"[{row.rating_low:.1f}, {row.rating_high:.1f}]{mark}"
 
+    def win_interval(self, row: Row) -> str:
+        """A row's win-rate interval as text, ``w`` after Wilson's over the deals (the legend's)."""
+        mark = "w" if row.win_interval_source == WILSON_DEALS_SOURCE else ""
+        return f"[{row.win_low:.3f}, {row.win_high:.3f}]{mark}"
+
     def vs_next(self, row: Row) -> str:
         """A row's difference from the next as text: ``> +14.4 [4.7, 25.1]``, ``>`` when the two
         are separated (:attr:`Row.separated`), ``*`` after an interval widened by the posterior
@@ -927,6 +960,9 @@ class Leaderboard:
             )
         if self.bootstrap:
             lines.append(NOT_SIMULTANEOUS)
+        lines.append(WIN_RATE)
+        if any(r.win_interval_source == WILSON_DEALS_SOURCE for r in self.rows):
+            lines.append(WIN_RATE_WILSON)
         lines.append(MEAN_RETURN)
         if self.widened():
             lines.append(WIDENED)
@@ -941,12 +977,12 @@ class Leaderboard:
         agent = max([28, *(len(r.label) for r in self.rows)])  # a long label widens the column, not one row
         lines = [
             f"{'#':>2} {'agent':<{agent}} {self.rating_name:>8} {'95% interval':>19} {'games':>6} "
-            f"{'win rate':>8} {'Wilson 95%':>15} {'mean return':>11}  {'vs next':<{width}}  {self.ahead_name}"
+            f"{'win rate':>8} {'95% (deals)':>16} {'mean return':>11}  {'vs next':<{width}}  {self.ahead_name}"
         ]
         for k, (r, v) in enumerate(zip(self.rows, vs), 1):
             lines.append(
                 f"{k:>2} {r.label:<{agent}} {r.rating:>8.1f} {self.rating_interval(r):>19} "
-                f"{r.games:>6} {r.win_rate:>8.3f} {f'[{r.win_low:.3f}, {r.win_high:.3f}]':>15} "
+                f"{r.games:>6} {r.win_rate:>8.3f} {self.win_interval(r):>16} "
                 f"{r.mean_return:>+11.3f}  {v:<{width}}  {self.ahead_text(r)}".rstrip()
             )
         return "\n".join(lines + self.legend())
@@ -1015,9 +1051,12 @@ def leaderboard(
     C = len(cluster_of)
 
     # Win shares and returns (the head-to-head matrix is PairMatrix's).
-    share_sum = np.zeros(E)
     played = np.zeros(E, dtype=np.int64)
-    returns: list[list[float]] = [[] for _ in range(E)]
+    # Per deal and entrant: games, win shares and returns as shares ((r + 1) / 2), for the
+    # per-entrant intervals over deals.
+    deal_games = np.zeros((C, E))
+    deal_wins = np.zeros((C, E))
+    deal_returns = np.zeros((C, E))
     pair_wins_by_cluster = np.zeros((C, E, E)) if method == "bradley-terry" else None
     # Plackett-Luce's effect size: shared_wins[c, i, j] is i's win share in deal c's games where j sat too.
     shared_wins = np.zeros((C, E, E)) if method != "bradley-terry" else None
@@ -1026,10 +1065,12 @@ def leaderboard(
         k = sum(1 for x in r.returns if x == max(r.returns))
         top = max(r.returns)
         win = [1.0 / k if x == top else 0.0 for x in r.returns]
+        c = game_cluster[g]
         for s, e in enumerate(seats):
-            share_sum[e] += win[s]
             played[e] += 1
-            returns[e].append(float(r.returns[s]))
+            deal_games[c, e] += 1
+            deal_wins[c, e] += win[s]
+            deal_returns[c, e] += (float(r.returns[s]) + 1.0) / 2.0
         if shared_wins is not None:
             for s, e in enumerate(seats):
                 for t, f in enumerate(seats):
@@ -1123,15 +1164,19 @@ def leaderboard(
             sources[a] = ANCHOR_SOURCE
 
     rows = []
+    tables = [key[:3] for key in cluster_of]  # a deal's table (deal_key without the deal): its stratum
     for e, label in enumerate(labels):
-        if played[e]:
-            w, wl, wh = wilson(share_sum[e], int(played[e]))
-            m, ml, mh = mean_ci(returns[e], Z95)
-        else:
-            w = wl = wh = m = ml = mh = float("nan")
+        wins, rets = StratifiedShare(), StratifiedShare()
+        for c in np.flatnonzero(deal_games[:, e]):
+            wins.add_deal(tables[c], float(deal_wins[c, e]), float(deal_games[c, e]))
+            rets.add_deal(tables[c], min(float(deal_returns[c, e]), float(deal_games[c, e])), float(deal_games[c, e]))
+        w, wl, wh, w_eff, w_source = wins.interval()
+        m, ml, mh, _, m_source = return_interval(rets)
         rows.append(
             Row(label, float(point[e]), _float(low[e]), _float(high[e]), int(played[e]), w, wl, wh, m, ml, mh,
-                interval_source=sources[e])
+                interval_source=sources[e], win_interval_source=w_source if played[e] else None,
+                return_interval_source=m_source if played[e] else None,
+                win_effective_games=_float(w_eff) if played[e] else None)
         )  # fmt: skip
     rows.sort(key=lambda row: -row.rating)
     order = [index[row.label] for row in rows]

@@ -6,7 +6,7 @@ matplotlib is installed):
 
 | file | what |
 |---|---|
-| ``leaderboard.csv`` | one row per entrant, best first: rating and interval, games, win rate and Wilson interval, mean return, whether it differs from the next (``separated_from_next``), then :data:`LEADERBOARD_NEXT_COLUMNS`: the difference from the next with its interval and p-values, and the expected score (or share of wins) against it |
+| ``leaderboard.csv`` | one row per entrant, best first: rating and interval, games, win rate and mean return with their 95% intervals over the deals, whether it differs from the next (``separated_from_next``), then :data:`LEADERBOARD_NEXT_COLUMNS`: the difference from the next with its interval and p-values, and the expected score (or share of wins) against it, then :data:`LEADERBOARD_RATE_COLUMNS`: which interval the win rate and mean return have |
 | ``head_to_head.csv`` | one row per ordered pair (:data:`HEAD_TO_HEAD_CSV_COLUMNS`, the leaderboard's :class:`~evaluate.ratings.PairMatrix`): how often the first finished ahead of the second (ties and "both lost" 1/2), its 95% interval over deals (or Wilson's over the deals, under independent dice over the games, as ``interval_source`` says), the wins, losses, ties and "both lost", and the share of the games one of the two won |
 | ``seats.csv`` | win shares by seat (the first player's advantage, :class:`SeatBreakdown`): each entrant's in every seat, and each seat's over the table, with intervals that say what they count (games, or under common dice the effective games of the deals' spread) |
 | ``report.json`` | the tournament's setting (``setting``: :func:`setting_text`, and its parts), the leaderboard, the head-to-head matrix (the leaderboard's ``head_to_head``: :meth:`PairMatrix.to_json`, as :meth:`Leaderboard.to_json` gives it), the seats (``seats``: :meth:`SeatBreakdown.to_json`) (and Meyer's bluffing profiles) |
@@ -87,7 +87,7 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
     table.add_column("95% interval", justify="right", no_wrap=True)
     table.add_column("games", justify="right")
     table.add_column("win rate", justify="right")
-    table.add_column("Wilson 95%", justify="right", no_wrap=True)
+    table.add_column("95% (deals)", justify="right", no_wrap=True)
     table.add_column("mean return", justify="right")
     table.add_column(f"vs next,\n{lb.ahead_name}", no_wrap=True)  # two lines a row keep the table narrow
     for k, r in enumerate(lb.rows, 1):
@@ -98,7 +98,7 @@ def print_leaderboard(lb, title: str = "", file=None) -> None:
             lb.rating_interval(r),
             str(r.games),
             f"{r.win_rate:.3f}",
-            f"[{r.win_low:.3f}, {r.win_high:.3f}]",
+            lb.win_interval(r),
             f"{r.mean_return:+.3f}",
             f"{lb.vs_next(r)}\n  {lb.ahead_text(r)}" if r.diff_next is not None else "",
         )
@@ -1200,6 +1200,12 @@ LEADERBOARD_NEXT_COLUMNS = (
     "ahead_next_high",
 )  # fmt: skip
 
+#: ``leaderboard.csv``'s last columns: which 95% interval the win rate and the mean return have
+#: (``deals``: over the deals, stratified by table; ``wilson-deals``: Wilson's over the deals, where
+#: they cannot give theirs: :class:`evaluate.stats.StratifiedShare`) and the independent games the
+#: win rate's interval is worth.
+LEADERBOARD_RATE_COLUMNS = ("win_interval_source", "win_effective_games", "return_interval_source")
+
 
 def write_report(
     directory: str,
@@ -1230,14 +1236,15 @@ def write_report(
     written = []
     columns = ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
                "mean_return", "return_low", "return_high", "separated_from_next", "interval_source",
-               *LEADERBOARD_NEXT_COLUMNS]  # fmt: skip
+               *LEADERBOARD_NEXT_COLUMNS, *LEADERBOARD_RATE_COLUMNS]  # fmt: skip
     rows = (  # an unknown (None) bound or separation is an empty cell
         [k, r.label, f"{r.rating:.3f}", _cell(r.rating_low, ".3f"), _cell(r.rating_high, ".3f"), r.games,
          f"{r.win_rate:.5f}", f"{r.win_low:.5f}", f"{r.win_high:.5f}", f"{r.mean_return:.5f}",
          f"{r.return_low:.5f}", f"{r.return_high:.5f}", "" if r.separated is None else r.separated,
          r.interval_source or "", _cell(r.diff_next, ".3f"), _cell(r.diff_next_low, ".3f"),
          _cell(r.diff_next_high, ".3f"), _cell(r.p_next, ".3g"), _cell(r.p_next_holm, ".3g"),
-         _cell(r.ahead_next, ".5f"), _cell(r.ahead_next_low, ".5f"), _cell(r.ahead_next_high, ".5f")]
+         _cell(r.ahead_next, ".5f"), _cell(r.ahead_next_low, ".5f"), _cell(r.ahead_next_high, ".5f"),
+         r.win_interval_source or "", _cell(r.win_effective_games, ".1f"), r.return_interval_source or ""]
         for k, r in enumerate(lb.rows, 1)
     )  # fmt: skip
     written.append(_write_csv(directory, "leaderboard.csv", columns, rows))

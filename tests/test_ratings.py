@@ -76,7 +76,9 @@ def test_head_to_head_and_win_rates_are_win_shares_with_wilson_intervals():
     assert (low, high) == pytest.approx(wilson(0.5 / 3 * 2, 2)[1:])
     assert lb.matrix.cell("a", "b").source == "wilson-deals"  # type: ignore[union-attr]
     a = lb.rows[0]
-    assert (a.win_rate, a.win_low, a.win_high) == wilson(2.5, 3)
+    # The win rate's interval too is over the deals: Wilson's over the 2 deals here.
+    assert (a.win_rate, a.win_low, a.win_high) == pytest.approx(wilson(2.5 / 3 * 2, 2))
+    assert a.win_interval_source == "wilson-deals" and a.win_effective_games == 2
     assert a.mean_return == pytest.approx(2 / 3)
 
 

@@ -71,11 +71,14 @@ def test_wilson_refuses_impossible_counts(share_sum, n):
 def test_match_win_rates_over_five_games_have_wilson_intervals_inside_0_1():
     # Issue 7 item 6: over 5 games the normal approximation gave [0.408, 1.192], and zero width
     # when all games went one way.
+    # Five games are three deals (2 + 2 + 1 games): too few for their spread, so the interval is
+    # Wilson's over the 3 deals (a deal's rotations share their dice).
     result = play_match("syvere", ["heuristic", "random"], 5, seed=3)
     for record in result.records:
         rate, low, high = record.win_rate()
         assert 0.0 <= low < high <= 1.0
-        assert (rate, low, high) == wilson(rate * 5, 5)
+        assert (rate, low, high) == pytest.approx(wilson(rate * 3, 3), abs=1e-15)
+        assert record.interval_source() == "wilson-deals"
     assert "1.192" not in result.table()
 
 
@@ -87,14 +90,23 @@ def test_agent_records_keep_running_sums():
     assert rec.win_rate() == wilson(3.5, 5)
 
 
-def test_running_mean_return_interval_matches_the_two_pass_formula():
+def test_running_mean_return_interval_is_the_deal_clustered_one_of_the_returns_as_shares():
     import numpy as np
 
-    values = [1.0, -1.0, 0.5, -0.5, 1.0, 1.0, -1.0 / 3]
+    from evaluate.stats import StratifiedShare, deal_clustered_share
+
+    rng = np.random.default_rng(4)
+    values = rng.choice([1.0, -1.0, 0.5, -0.5, -1.0 / 3], size=(30, 2))  # 30 deals of two games
     rec = AgentRecord("x")
-    for v in values:
-        rec.add(0.0, v)
+    for d, deal in enumerate(values):
+        for v in deal:
+            rec.add(0.0, float(v), deal=d)
     mean, low, high = rec.mean_return()
-    half = Z95 * np.std(values, ddof=1) / math.sqrt(len(values))
-    assert math.isclose(mean, np.mean(values), abs_tol=1e-15)
-    assert math.isclose(high - mean, half, rel_tol=1e-12) and math.isclose(mean - low, half, rel_tol=1e-12)
+    assert math.isclose(mean, values.mean(), abs_tol=1e-15)
+    u = ((values + 1) / 2).sum(axis=1)  # each deal's returns as shares, summed
+    _, u_low, u_high, _ = deal_clustered_share(30, u.sum(), 60.0, u @ u, 2 * u.sum(), 120.0)
+    assert (low, high) == pytest.approx((2 * u_low - 1, 2 * u_high - 1), abs=1e-12)
+    assert low < mean < high
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        rec.add(0.0, 1.5)
+    assert isinstance(rec._wins, StratifiedShare)
