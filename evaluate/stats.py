@@ -13,7 +13,9 @@ JASA 22, 1927; the formula as in R. G. Newcombe, Statistics in Medicine 17, 1998
 
 A tournament's games come in deals (:func:`deal_key`), whose rotations share their dice under
 common dice; :func:`deal_clustered_share` gives a share's interval from the spread of the deals
-(the head-to-head matrix's and the seats'), with Wilson's as the fallback where deals cannot.
+(the head-to-head matrix's and the seats'), with Wilson's as the fallback where deals cannot, and
+:class:`StratifiedShare` an entrant's over several tables, each table a stratum (the leaderboard's
+and ``match``'s win rates and mean returns).
 """
 
 from __future__ import annotations
