@@ -16,6 +16,7 @@ keeps the games finished so far in its store, says so in one line and exits with
 from __future__ import annotations
 
 import argparse
+import shlex
 import os
 import sys
 import tempfile
@@ -264,17 +265,31 @@ def tournament_main(argv: list[str]) -> int:
 def replay_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="dice-envs replay",
-        description="Replay a game stored by `dice-envs tournament` through the engine, showing every step.",
+        description=(
+            "Replay a game stored by `dice-envs tournament` through the engine, showing every step. Name the "
+            "game by its id in this store, or by its key (--table, --deal, --rotation; --seed and --dice where "
+            "the store holds several), which names the same game in every run of the tournament: ids follow the "
+            "order the games were stored, which workers and interruptions change."
+        ),
     )
     parser.add_argument("db", help="the results store (SQLite file)")
     parser.add_argument(
-        "game_id", type=whole_number("a game id", 1), help="the game's id in the store (ids start at 1)"
-    )
+        "game_id", nargs="?", type=whole_number("a game id", 1),
+        help="the game's id in this store (ids start at 1)",
+    )  # fmt: skip
+    parser.add_argument("--table", metavar="LABELS", help="the game's table: its entrants' labels joined by | ('a|b|c')")
+    parser.add_argument("--deal", type=whole_number("--deal", 0), help="the deal (0, 1, ...)")
+    parser.add_argument("--rotation", type=whole_number("--rotation", 0), help="the rotation of the seats (0, 1, ...)")
+    parser.add_argument("--seed", type=whole_number("--seed", 0), help="the tournament's seed (where the store holds several)")
+    parser.add_argument("--dice", choices=("common", "independent"), help="the dice mode (where the store holds both)")
     return parser
 
 
-def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
+def replay_lines(db: str, game_id: int | None = None, key: dict | None = None) -> tuple[list[str], bool]:
     """The text of a replayed game, and whether it reproduced the stored outcome.
+
+    The game is ``game_id`` or, if that is ``None``, the one with ``key``: the keyword arguments of
+    :meth:`evaluate.store.ResultStore.find_game` (``table_key``, ``deal``, ``rotation``, ``seed``, ``dice``).
 
     Every step is a line ``-- step N: ...`` (the roll or the action), then what it changed that a
     player at the table is told, indented (the engine's ``change_lines``, as ``dice-envs play``
@@ -292,6 +307,10 @@ def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
     store = ResultStore.open_existing(db)
     try:
         meta = store.meta()
+        if game_id is None:
+            if key is None:
+                raise ValueError("replay needs a game: its id, or its key (table_key, deal, rotation)")
+            game_id = store.find_game(**key)
         stored = store.game(game_id)
     finally:
         store.close()
@@ -301,6 +320,9 @@ def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
     lines = [
         f"game {game_id} of {db}: {meta['env_id']}, seed {stored['seed']}, table {stored['table_key']}, "
         f"deal {stored['deal']}, rotation {stored['rotation']} ({stored['dice']} dice)",
+        f"key (the same game in any run of this tournament; ids follow the order games were stored): "
+        f"--table {shlex.quote(stored['table_key'])} --deal {stored['deal']} --rotation {stored['rotation']} "
+        f"--seed {stored['seed']} --dice {stored['dice']}",
         "seats: " + ", ".join(f"player_{s} = {label}" for s, label in enumerate(seats)),
         "",
         game.render(game.initial_state()),
@@ -329,8 +351,20 @@ def replay_lines(db: str, game_id: int) -> tuple[list[str], bool]:
 
 
 def replay_main(argv: list[str]) -> int:
-    """Run ``dice-envs replay DB GAME_ID``; exit status 1 if the outcome is not reproduced."""
-    args = replay_parser().parse_args(argv)
-    lines, same = replay_lines(args.db, args.game_id)
+    """Run ``dice-envs replay DB GAME_ID`` (or ``DB --table T --deal D --rotation R``); exit status 1
+    if the outcome is not reproduced."""
+    parser = replay_parser()
+    args = parser.parse_args(argv)
+    by_key = [args.table, args.deal, args.rotation]
+    if args.game_id is not None and any(x is not None for x in (*by_key, args.seed, args.dice)):
+        parser.error("give a GAME_ID or the game's key (--table, --deal, --rotation), not both")
+    key = None
+    if args.game_id is None:
+        if any(x is None for x in by_key):
+            missing = [f"--{n}" for n, x in zip(("table", "deal", "rotation"), by_key) if x is None]
+            parser.error("give a GAME_ID, or the game's key: " + ", ".join(missing) + " missing")
+        key = {"table_key": args.table, "deal": args.deal, "rotation": args.rotation, "seed": args.seed,
+               "dice": args.dice}  # fmt: skip
+    lines, same = replay_lines(args.db, args.game_id, key)
     print("\n".join(lines))
     return 0 if same else 1

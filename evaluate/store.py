@@ -481,6 +481,45 @@ class ResultStore:
             game[key] = json.loads(game[key])
         return game
 
+    def find_game(
+        self, table_key: str, deal: int, rotation: int, seed: int | None = None, dice: str | None = None
+    ) -> int:
+        """The id of the stored game with this key: its table (``table_key``, the labels joined by
+        ``|``), deal and rotation, and its ``seed`` and ``dice`` where the store holds more than one.
+
+        A game's id is the order it was stored in, which the number of workers and interruptions
+        change; its key names the same game in every run of the same tournament.
+
+        Raises:
+            ValueError: no such game (naming the tables, or the seeds and dice modes, there are), or
+                several (seeds or dice modes) match.
+        """
+        query = "SELECT id, seed, dice FROM games WHERE table_key = ? AND deal = ? AND rotation = ?"
+        params: list = [table_key, int(deal), int(rotation)]
+        if seed is not None:
+            query += " AND seed = ?"
+            params.append(int(seed))
+        if dice is not None:
+            query += " AND dice = ?"
+            params.append(dice)
+        rows = self.conn.execute(query, params).fetchall()
+        if len(rows) == 1:
+            return int(rows[0][0])
+        if len(rows) > 1:
+            found = ", ".join(f"--seed {s} --dice {d}" for _, s, d in sorted(rows, key=lambda r: (r[1], r[2])))
+            raise ValueError(f"{self.path} holds this game under several seeds or dice modes ({found}): give one")
+        tables = [t for (t,) in self.conn.execute("SELECT DISTINCT table_key FROM games ORDER BY table_key")]
+        if table_key not in tables:
+            shown = ", ".join(repr(t) for t in tables[:10]) + (f" and {len(tables) - 10} more" if len(tables) > 10 else "")
+            raise ValueError(f"no table {table_key!r} in {self.path}; its tables are {shown or 'none'}")
+        settings = sorted(set(self.conn.execute("SELECT seed, dice FROM games WHERE table_key = ?", (table_key,))))
+        held = ", ".join(f"seed {s} ({d} dice)" for s, d in settings)
+        raise ValueError(
+            f"no game of table {table_key!r} with deal {deal}, rotation {rotation}"
+            + ("" if seed is None else f", seed {seed}") + ("" if dice is None else f", {dice} dice")
+            + f" in {self.path} (it holds that table under {held})"
+        )
+
     def game_id(self, key: tuple) -> int | None:
         """The id of the stored game with this key, if any."""
         row = self.conn.execute(
