@@ -86,6 +86,30 @@ def test_a_resumed_segment_seeds_its_envs_afresh(tmp_path, monkeypatch):
     assert seeds[:2] == [base + trainer.SEGMENT_STRIDE, base + trainer.SEGMENT_STRIDE + 1]
 
 
+def test_the_summary_records_each_segment_and_the_library_versions(tmp_path, monkeypatch):
+    """Where a resumed run's segments began, with their env seeds, torch threads and library
+    versions: what can make its weights differ from a straight run's (reproducibility review 10, F3)."""
+    import importlib.metadata
+
+    import train.trainer as trainer
+
+    run = tmp_path / "run"
+    argv = ["meyer", "--lives", "2", "--timesteps", "512", "--seed", "3", "--run-dir", str(run), *TINY]
+    interrupted_after_first_period(monkeypatch, argv)
+    saved = json.loads((run / "resume" / "state.json").read_text())["timesteps"]
+    assert main([*argv, "--set", "torch_threads=2"]) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    base = 3 * trainer.SEED_STRIDE
+    assert [(s["step"], s["env_seed"], s["torch_threads"]) for s in summary["segments"]] == [
+        (0, base, 1), (saved, base + trainer.SEGMENT_STRIDE, 2)
+    ]
+    assert 0 < saved < 512
+    versions = summary["versions"]
+    assert versions["torch"] == importlib.metadata.version("torch")
+    assert versions["dice-envs"] == importlib.metadata.version("dice-envs")
+    assert summary["segments"][1]["versions"] == versions
+
+
 def test_a_run_resumed_from_another_directory_keeps_its_snapshots(tmp_path, monkeypatch):
     """Snapshots were stored relative to the directory the run started from; resumed from
     elsewhere, the self-play pool silently lost them."""

@@ -542,6 +542,8 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
         module = algo.get_module(POLICY_ID)
         if inspect is not None:
             inspect(module)
+        from train.trainer import versions as trainer_versions
+
         summary = {
             "backend": "rllib",
             "game": game,
@@ -555,6 +557,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
             "batch": batch,
             "wall_seconds": seconds,
             "env_steps_per_second": (done - first) / seconds if seconds > 0 else 0.0,
+            "versions": trainer_versions(),
         }
         # Written whole beside RUN/policy and swapped in, as the SB3 trainer's (train.atomic).
         path = run / "policy"

@@ -234,7 +234,9 @@ def _check_args(args: Args) -> None:
         raise ValueError("a teacher needs gamma = 1: its value targets are undiscounted returns")
 
 
-#: Settings a resumed run may change: how long and how it runs, not what it learns.
+#: Settings a resumed run may change: how long and how it runs, not what it learns (up to rounding:
+#: ``torch_threads`` changes the order of torch's sums, and so the weights in the last bits, 2.4e-7 after
+#: 20 000 Meyer steps, as a change of machine can; the other three change nothing).
 RESUMABLE = frozenset({"timesteps", "run_dir", "progress", "torch_threads", "vec_env", "eval_every", "eval_deals"})
 #: Seeds of the envs of run segment k of a run of seed s: s * SEED_STRIDE + k * SEGMENT_STRIDE + i.
 #: For s up to 998 they stay below EVAL_SEED (and the evaluation of ``dice-envs train --evaluate``).
@@ -379,6 +381,25 @@ def _recover_saves(run: Path) -> None:
                   file=sys.stderr, flush=True)  # fmt: skip
 
 
+#: The distributions whose versions a run records (``summary.json``'s ``versions``).
+VERSIONED = ("dice-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "ray")
+
+
+def versions() -> dict[str, str | None]:
+    """Python's version and those of :data:`VERSIONED` (``None``: not installed): what a run's
+    weights depend on besides its settings and machine."""
+    import platform
+    from importlib import metadata
+
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: bool) -> dict:
     wall = state["wall_seconds"]
     return {
@@ -399,6 +420,10 @@ def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: b
         "evaluations": state["evals"],
         "kickstart": state.get("kickstart"),
         "resumed": resumed,
+        # Where each segment of the run began (a resume starts one), with what could make its
+        # weights differ from a straight run's: its env seed, torch threads and library versions.
+        "segments": state.get("segment_starts", []),
+        "versions": versions(),
         "args": args_json,
     }
 
@@ -506,6 +531,9 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
     segment = state.get("segments", len(state["evals"]))
     state["segments"] = segment + 1  # saved with the state at the end of the first period
     segment_seed = args.seed * SEED_STRIDE + segment * SEGMENT_STRIDE
+    state.setdefault("segment_starts", []).append(
+        {"step": done, "env_seed": segment_seed, "torch_threads": args.torch_threads, "versions": versions()}
+    )
     if anneal is not None:
         state["anneal"] = anneal  # saved with the state too
 
