@@ -95,13 +95,44 @@ def atomic_open(path: Path, mode: str = "wb", shared: bool = False, **kwargs) ->
 
 
 def save(solver: str, version: int, options: dict, table: dict[str, np.ndarray], cache_dir=None) -> Path:
-    """Write the table atomically (:func:`atomic_open`); returns its path."""
+    """Write the table atomically (:func:`atomic_open`), readable as any new file (the umask's
+    permissions, so a cache shared by a team serves everyone); returns its path."""
     path = cache_path(solver, version, options, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as f:
+    with atomic_open(path, shared=True) as f:
         # numpy's stubs fear a key named allow_pickle in **table; the keys are array names.
         np.savez(f, **{_KEY: np.array(cache_key(solver, version, options))}, **table)  # type: ignore[arg-type]
     return path
+
+
+#: The cache directories this process has said it cannot write (it says so once for each).
+_UNWRITABLE_SAID: set[str] = set()
+
+
+def save_or_warn(solver: str, version: int, options: dict, table: dict[str, np.ndarray], cache_dir=None) -> Path | None:
+    """:func:`save`, and where the cache cannot be written (read-only, full, not a directory) one
+    line on stderr instead of an error: the table is used for this run only, and the run goes on
+    (a cache is there to save time, not to make a run fail after its solve). Returns the path, or
+    ``None`` where nothing was saved."""
+    try:
+        return save(solver, version, options, table, cache_dir)
+    except OSError as exc:
+        directory = str(Path(cache_dir or default_cache_dir()))
+        if directory not in _UNWRITABLE_SAID:
+            _UNWRITABLE_SAID.add(directory)
+            if isinstance(exc, (FileExistsError, NotADirectoryError)) or (
+                os.path.exists(directory) and not os.path.isdir(directory)
+            ):
+                why = "it is not a directory"
+            else:
+                why = exc.strerror or str(exc)
+            print(
+                f"dice-envs: the solver cache {directory} cannot be written ({why}): the table is used for this "
+                f"run only; set {ENV_VAR} (or --cache-dir, where the command takes it) to a directory that can be written",
+                file=sys.stderr,
+                flush=True,
+            )
+        return None
 
 
 def load_or_build(
@@ -112,14 +143,15 @@ def load_or_build(
     cache_dir=None,
     use_cache: bool = True,
 ) -> dict[str, np.ndarray]:
-    """The cached table if it is valid, else ``build()``, saved for next time."""
+    """The cached table if it is valid, else ``build()``, saved for next time (where the cache can
+    be written: :func:`save_or_warn`)."""
     if use_cache:
         table = load(solver, version, options, cache_dir)
         if table is not None:
             return table
     table = build()
     if use_cache:
-        save(solver, version, options, table, cache_dir)
+        save_or_warn(solver, version, options, table, cache_dir)
     return table
 
 

@@ -114,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         raise ValueError(f"cache takes no game or other arguments: {' '.join(rest)!r} (see `dice-envs cache --help`)")
     directory = Path(args.cache_dir) if args.cache_dir else cache.default_cache_dir()
-    if args.cache_dir and Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
-        raise ValueError(f"--cache-dir {args.cache_dir} is not a directory")
+    if directory.exists() and not directory.is_dir():
+        where = f"--cache-dir {args.cache_dir}" if args.cache_dir else f"the solver cache {directory} (${cache.ENV_VAR})"
+        raise ValueError(f"{where} is not a directory")
     entries = cache.inventory(directory)
     if args.prune or args.clear:
         doomed = [e for e in entries if (e.status != "writing" if args.clear else e.removable)]

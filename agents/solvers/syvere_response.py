@@ -519,7 +519,7 @@ def endgame_tables(elimination: int = 77, max_rolls: int = 3, next_starter: str 
             found[A] = {f"R{A}": np.ascontiguousarray(R), f"G{A}": np.ascontiguousarray(G)}
             del G
             if use_cache:  # at once: a build stopped in the next phase resumes from this one
-                cache.save(ENDGAME_SOLVER, ENDGAME_VERSION, {**options, "players": A}, found[A], cache_dir)
+                cache.save_or_warn(ENDGAME_SOLVER, ENDGAME_VERSION, {**options, "players": A}, found[A], cache_dir)
     return {**found[2], **found[3]}
 
 
