@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sqlite3
 import sys
 from typing import Callable, cast
 
@@ -550,6 +551,10 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
     except (CommandUnavailable, CommandFailed) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
+    except sqlite3.DatabaseError as exc:  # a results store damaged where the store's own checks did not look
+        print(f"{prog}: a results database cannot be read ({exc}): if it is a --db, move it aside and run the "
+              "command again (its games are played again)", file=sys.stderr)  # fmt: skip
+        return 2
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130

@@ -226,10 +226,13 @@ def tournament_main(argv: list[str]) -> int:
             address=args.address,
             max_decisions=args.max_decisions,
         )
-    except Terminated:  # SIGTERM while playing: stopped as by Ctrl-C, the games finished so far kept
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): the games finished so far are kept
         kept = f"the games finished so far are kept in {db} and the same command plays the rest" if db else "--no-db: nothing kept"
-        print(f"\ndice-envs: terminated (SIGTERM); {kept}", file=sys.stderr)
-        return 143
+        if isinstance(exc, Terminated):
+            print(f"\ndice-envs: terminated (SIGTERM); {kept}", file=sys.stderr)
+            return 143
+        print(f"\ndice-envs: interrupted; {kept}", file=sys.stderr)
+        return 130
     lb = leaderboard(result.labels, result.records, bootstrap=args.bootstrap, seed=args.seed, anchor=anchor)
     title = setting_text(result)  # the report's setting line too (leaderboard.md, the pictures)
     out = sys.stdout

@@ -372,3 +372,17 @@ def test_work_that_failed_after_it_started_exits_1_with_its_message(monkeypatch,
     assert cli.main(["tournament", "meyer", "--agents", "random", "honest"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("dice-envs: 2 games failed on Ray") and "Traceback" not in err
+
+
+def test_a_database_error_no_check_caught_is_one_line_not_a_traceback(capsys):
+    # The backstop under every command (robustness review 10, F2): a store damaged where its own
+    # checks did not look raises sqlite3.DatabaseError deep in a query.
+    import sqlite3
+
+    def damaged(argv):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    assert cli.run_guarded(damaged, ["tournament", "meyer"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dice-envs: a results database cannot be read (database disk image is malformed)")
+    assert "move it aside" in err and err.count("\n") == 1

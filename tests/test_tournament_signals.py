@@ -57,8 +57,11 @@ def _alive(pid: int) -> bool:
 def _signal_midway(db: Path, signum: int, group: bool) -> tuple[subprocess.CompletedProcess, list[int], int]:
     """Start the tournament, wait until it has stored some games and has its workers, signal it;
     return what it printed and its exit code, its workers' ids, and the games stored before."""
+    # SIGINT's default action in the child, so that Python raises KeyboardInterrupt on it (a run
+    # started in the background inherits SIGINT ignored).
     proc = subprocess.Popen(_cli(db), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     workers: list[int] = []
     try:
         deadline = time.time() + 120
@@ -102,6 +105,22 @@ def test_sigterm_stops_the_tournament_in_one_line_and_a_rerun_completes(tmp_path
     assert lines[-1] == (f"dice-envs: terminated (SIGTERM); the games finished so far are kept in {db} and the same "
                          "command plays the rest")  # fmt: skip
     assert len(lines) <= 2  # the line, after the "games to play" line at most
+    assert not any(_alive(pid) for pid in workers)
+    stored = _stored(db)
+    assert before <= stored < TOTAL
+    _rerun_completes(db, stored)
+
+
+def test_ctrl_c_says_what_was_kept_as_sigterm_does(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) keeps the games finished so far, as SIGTERM
+    does, and says so (robustness review 10, F14: it said only "interrupted")."""
+    db = tmp_path / "t.sqlite"
+    done, workers, before = _signal_midway(db, signal.SIGINT, group=True)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines[-1] == (f"dice-envs: interrupted; the games finished so far are kept in {db} and the same "
+                         "command plays the rest")  # fmt: skip
     assert not any(_alive(pid) for pid in workers)
     stored = _stored(db)
     assert before <= stored < TOTAL
