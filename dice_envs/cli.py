@@ -504,6 +504,29 @@ def fit_output_to_terminal() -> None:
             pass
 
 
+def check_writable(path: str | os.PathLike, what: str) -> None:
+    """Refuse an output path that cannot be made: its nearest existing ancestor is not a directory
+    (``ValueError``: bad usage), or no file can be created in it (``OSError``: the system refuses;
+    exit 1). Missing directories below it are made later, by the writer.
+
+    The check creates and removes a temporary file, as permission bits do not tell (root, read-only
+    mounts, ``/proc``).
+    """
+    import tempfile
+
+    ancestor = os.path.abspath(path)
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise ValueError(f"{what}: {ancestor} is a file, not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".dice-envs-probe-")
+    except OSError as exc:
+        raise OSError(f"{what}: cannot write in {ancestor} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.remove(probe)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``dice-envs`` with ``argv`` (default: the process's arguments); return the exit code.
 

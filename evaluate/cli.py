@@ -19,10 +19,16 @@ import argparse
 import shlex
 import os
 import sys
-import tempfile
 
 from dice_envs import strict_json
-from dice_envs.cli import Parser, add_game_argument, add_max_decisions_argument, game_and_options, whole_number
+from dice_envs.cli import (
+    Parser,
+    add_game_argument,
+    add_max_decisions_argument,
+    check_writable,
+    game_and_options,
+    whole_number,
+)
 from dice_envs.extras import install_hint, raise_missing
 from dice_envs.registry import ENVS
 
@@ -42,27 +48,6 @@ def _bootstrap(text: str) -> int:
     return value
 
 
-def _check_writable(path: str, what: str) -> None:
-    """Refuse an output path that cannot be made: its nearest existing ancestor is not a directory
-    (``ValueError``: bad usage), or no file can be created in it (``OSError``: the system refuses;
-    exit 1). Missing directories below it are made later, by the writer.
-
-    The check creates and removes a temporary file, as permission bits do not tell (root, read-only
-    mounts, ``/proc``).
-    """
-    ancestor = os.path.abspath(path)
-    while not os.path.exists(ancestor):
-        ancestor = os.path.dirname(ancestor)
-    if not os.path.isdir(ancestor):
-        raise ValueError(f"{what}: {ancestor} is a file, not a directory")
-    try:
-        fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".dice-envs-probe-")
-    except OSError as exc:
-        raise OSError(f"{what}: cannot write in {ancestor} ({exc.strerror or exc})") from None
-    os.close(fd)
-    os.remove(probe)
-
-
 def check_output_paths(db: str | None, report: str | None) -> None:
     """Check ``--db`` and ``--report`` before any game is played (an error naming the flag):
     ``--report`` must be a directory or not exist yet, and each must be writable where it will be
@@ -73,7 +58,7 @@ def check_output_paths(db: str | None, report: str | None) -> None:
     if report is not None:
         if os.path.exists(report) and not os.path.isdir(report):
             raise ValueError(f"--report {report} is a file; give a directory for the report's files")
-        _check_writable(report, f"--report {report}")
+        check_writable(report, f"--report {report}")
     if db is not None and not os.path.exists(db):
         parent = os.path.dirname(os.path.abspath(db))
         default_dir = os.path.abspath(os.path.dirname(DEFAULT_DB))
@@ -84,7 +69,7 @@ def check_output_paths(db: str | None, report: str | None) -> None:
             if not os.path.isdir(ancestor):
                 raise ValueError(f"--db {db}: {ancestor} is a file, not a directory")
             raise ValueError(f"--db {db}: the directory {parent} does not exist; create it first, or give another path")
-        _check_writable(parent, f"--db {db}")
+        check_writable(parent, f"--db {db}")
 
 
 def tournament_parser() -> argparse.ArgumentParser:

@@ -20,9 +20,15 @@ EXPORT_FORMATS = {".csv": "csv", ".json": "json"}
 def export_format(path) -> str:
     """The format of an export to ``path``, by its suffix: ``"csv"`` or ``"json"``.
 
+    Called before a solve starts, so it also checks that the file can be written where it goes
+    (missing directories are made by the writer).
+
     Raises:
-        ValueError: another suffix, or a path that is a directory.
+        ValueError: another suffix, a path that is a directory, or one under a file.
+        OSError: no file can be created where it goes (permissions, a read-only file system).
     """
+    from dice_envs.cli import check_writable
+
     path = Path(path)
     fmt = EXPORT_FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -30,6 +36,7 @@ def export_format(path) -> str:
                          f"got {str(path)!r}")  # fmt: skip
     if path.is_dir():
         raise ValueError(f"--export needs a file name, {str(path)!r} is a directory")
+    check_writable(path.parent, f"--export {path}")
     return fmt
 
 
