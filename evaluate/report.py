@@ -1207,6 +1207,15 @@ LEADERBOARD_NEXT_COLUMNS = (
 LEADERBOARD_RATE_COLUMNS = ("win_interval_source", "win_effective_games", "return_interval_source")
 
 
+#: Every file a report can write (the module docstring's table): a report written into a directory
+#: that holds an earlier one removes those it does not write this time (a Syvere report over a
+#: Meyer one leaves no bluffing files; a report without matplotlib, no older pictures).
+REPORT_FILES = (
+    "leaderboard.csv", "head_to_head.csv", "seats.csv", "report.json", "leaderboard.md", "head_to_head.png",
+    "ratings.png", "bluffing.csv", "bluffing.png", "bluffing_by_context.csv",
+)  # fmt: skip
+
+
 def write_report(
     directory: str,
     result: TournamentResult,
@@ -1227,7 +1236,10 @@ def write_report(
 
     Returns:
         The paths written: the pictures only where matplotlib is installed
-        (:func:`pictures_available`), the CSV and JSON files always.
+        (:func:`pictures_available`), the CSV and JSON files always. The text files are written
+        whole or not at all (a temporary file beside each, then renamed); the files of
+        :data:`REPORT_FILES` that this report does not write are removed from ``directory``, so
+        it never mixes two reports. Other files in it are left alone.
     """
     from evaluate.tournament import build_game
 
@@ -1273,25 +1285,40 @@ def write_report(
             written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png"), subtitle=setting))
 
     path = os.path.join(directory, "report.json")
-    with open(path, "w") as handle:
+    with _atomic_text(path) as handle:
         data = report_json(result, lb, profiles, seats, game=game)
         handle.write(strict_json.dumps(data, indent=1, default=_json_default))
     written.append(path)
     path = os.path.join(directory, "leaderboard.md")
-    with open(path, "w") as handle:
+    with _atomic_text(path) as handle:
         handle.write(leaderboard_markdown(lb, seats, setting, title))
     written.append(path)
     if pictures:
         ratings_title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
         written.append(plot_head_to_head(h2h, os.path.join(directory, "head_to_head.png"), subtitle=setting))
         written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), ratings_title))
+    names = {os.path.basename(p) for p in written}
+    for name in REPORT_FILES:
+        if name not in names and os.path.isfile(os.path.join(directory, name)):
+            os.remove(os.path.join(directory, name))  # an earlier report's, which this one does not replace
     return written
 
 
+def _atomic_text(path: str, newline: str | None = None):
+    """A text file written whole or not at all (:func:`agents.solvers.cache.atomic_open`, with a
+    new file's usual permissions)."""
+    from pathlib import Path
+
+    from agents.solvers.cache import atomic_open
+
+    return atomic_open(Path(path), "w", shared=True, newline=newline, encoding="utf-8")
+
+
 def _write_csv(directory: str, name: str, columns: Sequence[str], rows: Iterable[Sequence]) -> str:
-    """Write ``rows`` under a header of ``columns`` to ``directory/name``; returns the path."""
+    """Write ``rows`` under a header of ``columns`` to ``directory/name`` (whole or not at all);
+    returns the path."""
     path = os.path.join(directory, name)
-    with open(path, "w", newline="") as handle:
+    with _atomic_text(path, newline="") as handle:
         out = csv.writer(handle)
         out.writerow(columns)
         out.writerows(rows)
