@@ -316,16 +316,19 @@ def replay_lines(db: str, game_id: int | None = None, key: dict | None = None) -
         game.render(game.initial_state()),
     ]
     state = game.initial_state()
-    for step, (event, before, after) in enumerate(replay_states(game, stored["log"]), 1):
-        seat = game.current_player(before)
-        if isinstance(event, str):
-            text = game.roll_to_string(dice_mod.normalize(event))  # Meyer: high die first (ME-2)
-            what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(tuple(map(int, text)))}  ({text})"
-        else:
-            what = f"player_{seat} ({seats[seat]}): {game.action_to_string(before, event)}"
-        lines += ["", f"-- step {step}: {what}", *(f"   {line}" for line in game.change_lines(before, after))]
-        lines.append(game.render(after))
-        state = after
+    try:
+        for step, (event, before, after) in enumerate(replay_states(game, stored["log"]), 1):
+            seat = game.current_player(before)
+            if isinstance(event, str):
+                text = game.roll_to_string(dice_mod.normalize(event))  # Meyer: high die first (ME-2)
+                what = f"player_{seat} ({seats[seat]}) rolls {dice_mod.to_unicode(tuple(map(int, text)))}  ({text})"
+            else:
+                what = f"player_{seat} ({seats[seat]}): {game.action_to_string(before, event)}"
+            lines += ["", f"-- step {step}: {what}", *(f"   {line}" for line in game.change_lines(before, after))]
+            lines.append(game.render(after))
+            state = after
+    except ValueError as exc:  # a log that does not fit the game: the store was changed, or is another's
+        raise ValueError(f"{db}: game {game_id} does not replay ({exc})") from None
     returns = [float(r) for r in game.returns(state)]
     same = game.is_terminal(state) and returns == [float(r) for r in stored["returns"]] and list(
         game.scores(state)

@@ -75,7 +75,7 @@ def run_game(
     """One game's tournament with its store and report; returns (result, leaderboard, seconds)."""
     from evaluate.ratings import leaderboard
     from evaluate.report import print_leaderboard, write_report
-    from evaluate.store import OutdatedStore
+    from evaluate.store import OtherVersionStore, StoreDamaged
     from evaluate.tournament import run_tournament
 
     db = os.path.join(out, f"{game_name}.sqlite")
@@ -87,7 +87,9 @@ def run_game(
     try:
         result = play()
     except ValueError as exc:
-        replaceable = isinstance(exc, OutdatedStore) or any(
+        # A store of another version, a damaged one or one of another setting is kept aside (renamed),
+        # never deleted: the main job's command is fixed, so it cannot be told another --db.
+        replaceable = isinstance(exc, (OtherVersionStore, StoreDamaged)) or any(
             words in str(exc) for words in ("stands for other", "holds results of another setting")
         )
         if not replaceable:

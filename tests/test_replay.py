@@ -76,6 +76,14 @@ def test_replay_detects_a_changed_outcome_and_refuses_bad_input(tmp_path, capsys
     assert "no such file" in capsys.readouterr().err
     assert main(["replay", str(tmp_path), "1"]) == 2
     assert "is a directory, not a results database" in capsys.readouterr().err
+    # A log changed so that it does not fit the game: one line naming the store and the game.
+    conn = sqlite3.connect(db)
+    conn.execute("""UPDATE games SET log = '["999999"]' WHERE id = 2""")
+    conn.commit()
+    conn.close()
+    assert main(["replay", db, "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dice-envs: {db}: game 2 does not replay (") and "Traceback" not in err
 
 
 def test_a_name_after_a_specs_parameters_is_refused_with_the_spelling_that_works(capsys):
