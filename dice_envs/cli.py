@@ -578,8 +578,9 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
         print(f"{prog}: a results database cannot be read ({exc}): if it is a --db, move it aside and run the "
               "command again (its games are played again)", file=sys.stderr)  # fmt: skip
         return 2
-    except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a command may say what it kept: KeyboardInterrupt("the run is saved ...")
+        detail = str(exc)
+        print(f"\n{prog}: interrupted" + (f"; {detail}" if detail else ""), file=sys.stderr)
         return 130
     except BrokenPipeError:
         _quiet_stdout()

@@ -374,6 +374,16 @@ def test_work_that_failed_after_it_started_exits_1_with_its_message(monkeypatch,
     assert err.startswith("dice-envs: 2 games failed on Ray") and "Traceback" not in err
 
 
+def test_an_interrupt_that_says_what_was_kept_is_printed_once(capsys):
+    def stopped(argv):
+        raise KeyboardInterrupt("the run is saved at step 256 in runs/x: the same command resumes")
+
+    assert cli.run_guarded(stopped, ["train", "meyer"]) == 130
+    assert capsys.readouterr().err == (
+        "\ndice-envs: interrupted; the run is saved at step 256 in runs/x: the same command resumes\n"
+    )
+
+
 def test_a_database_error_no_check_caught_is_one_line_not_a_traceback(capsys):
     # The backstop under every command (robustness review 10, F2): a store damaged where its own
     # checks did not look raises sqlite3.DatabaseError deep in a query.

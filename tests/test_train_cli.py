@@ -81,8 +81,10 @@ def test_an_interrupted_run_resumes_from_its_last_period(tmp_path, monkeypatch, 
             os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C during the save (held back until it ends)
 
     monkeypatch.setattr(trainer, "_write_json", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as stopped:
         main(argv)
+    # what the command line prints after "interrupted;" (robustness review 10, F14)
+    assert str(stopped.value) == f"the run is saved at step 256 in {run}: the same command resumes"
     saved = json.loads((run / "resume" / "state.json").read_text())
     assert saved["timesteps"] == 256 and not (run / "summary.json").exists()
     monkeypatch.setattr(trainer, "_write_json", real_write)

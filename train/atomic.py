@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -44,6 +45,10 @@ def complete_checkpoint(path: Path) -> dict | None:
     return marker
 
 
+def _has_marker(path: Path) -> bool:
+    return (path / MARKER).exists() or (path / MARKER).is_symlink()
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
@@ -65,6 +70,41 @@ def _fsync(path: Path, directory: bool = False) -> None:
         os.close(fd)
 
 
+class SaveError(OSError):
+    """A save the system refused (a full disk, a quota, permissions), said in one line naming the file."""
+
+
+def save_error(exc: OSError, target: Path, where: Path | None = None) -> OSError:
+    """``exc``, raised while saving ``target``, as one line naming the file: ``shutil.Error``'s list of
+    failed copies (``copytree``) becomes its first failure, and an error that names no file gets ``where``.
+    The result is a :class:`SaveError`, an ``OSError`` (the system refused: exit 1 on the command line)
+    with ``exc``'s errno; a ``SaveError`` already (a file of the save) is returned as it is."""
+    if isinstance(exc, SaveError):
+        return exc
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) and exc.args[0]:
+        first = exc.args[0][0]
+        _src, dst, why = first if isinstance(first, tuple) and len(first) == 3 else (None, None, first)
+        detail = re.sub(r"^\[Errno \d+\] ", "", str(why))
+        if dst is not None and str(dst) not in detail:
+            detail = f"{detail}: {dst}"
+        more = len(exc.args[0]) - 1
+        if more:
+            detail += f"; and {more} more file(s)"
+        errno = None
+        match = re.match(r"^\[Errno (\d+)\]", str(why))
+        if match:
+            errno = int(match[1])
+    else:
+        detail = exc.strerror or str(exc) or type(exc).__name__
+        name = exc.filename if exc.filename is not None else where
+        if name is not None:
+            detail = f"{detail}: {os.fsdecode(name) if isinstance(name, bytes) else name}"
+        errno = exc.errno
+    error = SaveError(f"cannot save {target} ({detail})")
+    error.errno = errno
+    return error
+
+
 def save_checkpoint_atomically(save: Callable[[Path], object], target: Path, info: dict) -> None:
     """Write a directory with ``save(directory)`` and put it in place of ``target`` only once complete.
 
@@ -75,16 +115,23 @@ def save_checkpoint_atomically(save: Callable[[Path], object], target: Path, inf
     """
     new, old = siblings(target)
     _remove(new)
-    save(new)
-    files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
-    for name in files:  # on disk before the marker says they are (a power loss, not only a kill)
-        _fsync(new / name)
-    tmp = new / (MARKER + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(strict_json.dumps({**info, "files": files}, indent=1))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, new / MARKER)
+    try:
+        save(new)
+        files = {p.relative_to(new).as_posix(): p.stat().st_size for p in sorted(new.rglob("*")) if p.is_file()}
+        for name in files:  # on disk before the marker says they are (a power loss, not only a kill)
+            _fsync(new / name)
+        tmp = new / (MARKER + ".tmp")
+        with open(tmp, "w") as f:
+            f.write(strict_json.dumps({**info, "files": files}, indent=1))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, new / MARKER)
+    except OSError as exc:  # a full disk, a quota: the half-written copy goes (it would never be put in)
+        try:
+            _remove(new)
+        except OSError:
+            pass
+        raise save_error(exc, target, new) from None
     _fsync(new, directory=True)
     if target.exists():
         _remove(old)
@@ -105,18 +152,19 @@ def recover_checkpoint(target: Path, what: str = "checkpoint", legacy: Callable[
     Args:
         what: what the directory holds, for the message.
         legacy: accepts a ``target`` without a marker (saved by a version that wrote none) when it
-            returns True for it.
+            returns True for it; never one whose marker is there but does not match its files (damaged).
         hint: what the message tells the user to do.
 
     Raises:
-        ValueError: ``target`` holds an incomplete save (interrupted by an older version, or files
-            deleted), which is never restored.
+        ValueError: ``target`` holds an incomplete save (interrupted by an older version, files
+            deleted, truncated or of another size than its marker says), which is never restored.
     """
     new, old = siblings(target)
 
     def whole(path: Path) -> bool:
+        # (legacy: only a save without a marker; one whose marker lists other files or sizes is damaged)
         return complete_checkpoint(path) is not None or (
-            legacy is not None and path == target and path.is_dir() and legacy(path)
+            legacy is not None and path == target and path.is_dir() and not _has_marker(path) and legacy(path)
         )
 
     if new.exists():
@@ -139,6 +187,7 @@ def recover_checkpoint(target: Path, what: str = "checkpoint", legacy: Callable[
     if marker is None:
         if whole(target):
             return {}
-        raise ValueError(f"{target} holds an incomplete {what} (its save was interrupted, files are missing, or it "
-                         f"was written before dice-envs marked complete saves with {MARKER}): {hint}")
+        raise ValueError(f"{target} holds an incomplete {what} (its save was interrupted, files are missing or "
+                         f"damaged, or it was written before dice-envs marked complete saves with {MARKER}): "
+                         f"{hint}")
     return marker

@@ -220,10 +220,28 @@ def _evaluate(ns: argparse.Namespace, options: dict) -> int:
     return 0
 
 
+def _check_config_path(path: str) -> None:
+    """Refuse a ``--config`` that is there but is no file (a directory, a FIFO, a device) with what it is,
+    rather than "does not exist" (outside review 10, F10). A FIFO is never opened: reading it would wait for
+    a writer."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing, or a broken link: read_config_file says it does not exist
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a device or socket, not a regular file")  # fmt: skip
+    raise ValueError(f"--config {path} is {kind}: give a JSON or TOML file of training fields")
+
+
 def _overrides(ns: argparse.Namespace, options: dict) -> dict:
     """The training fields the command changes: the config file, then ``--set``, then the flags."""
     overrides: dict = {}
     if ns.config:
+        _check_config_path(ns.config)
         overrides.update(read_config_file(ns.config))
         game = overrides.pop("game", ns.game)
         if game != ns.game:

@@ -474,6 +474,27 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     hidden = tuple(int(h) for h in hidden)
     settings = run_settings(game, options, hidden, seed, envs, batch, engine=engine)
     run = Path(run_dir or f"runs/{game}-rllib-seed{seed}")
+    from train.trainer import RunLock, check_run_dir
+
+    check_run_dir(run)  # a run directory that cannot be written is refused before Ray starts
+    made = not run.exists()
+    run.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(run)  # one process at a time trains a run directory, as the SB3 trainer's
+    try:
+        lock.acquire()
+        return _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs, batch, address,
+                             progress, inspect, ray, engine, settings)  # fmt: skip
+    finally:
+        lock.release()
+        if made and run.is_dir() and not any(run.iterdir()):
+            run.rmdir()  # a refused run leaves nothing behind
+
+
+def _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs, batch, address, progress,
+                  inspect, ray, engine, settings) -> dict:
+    """:func:`train` once its run directory is made and locked."""
+    from evaluate.ray_backend import join_ray
+
     resume = run / "rllib"
     marker = recover_checkpoint(resume, "RLlib checkpoint")  # (a leftover of an interrupted save is tidied first)
     recover_checkpoint(run / "policy", "policy", legacy=lambda _path: True)  # (whatever is there, the loader checks)

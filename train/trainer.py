@@ -22,15 +22,19 @@ The run, top to bottom (:func:`train`):
    ``policy/`` is refreshed at every snapshot, so an interrupted run has one.
 
 Layout of ``run_dir``: ``checkpoints/step_<N>/`` (the snapshots), ``policy/`` (the latest
-checkpoint, the one to play against), ``resume/``, ``tb/`` (TensorBoard), ``summary.json``.
+checkpoint, the one to play against), ``resume/``, ``tb/`` (TensorBoard), ``summary.json``; while a run
+trains, ``.lock`` (:data:`LOCK`), which keeps a second run off the directory and goes when the run ends.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import stat
 import sys
+import tempfile
 import time
 import warnings
 from collections import defaultdict, deque
@@ -42,7 +46,7 @@ import numpy as np
 
 from agents.checkpoint import Policy, save_checkpoint
 from dice_envs import strict_json
-from train.atomic import recover_checkpoint, save_checkpoint_atomically, siblings
+from train.atomic import recover_checkpoint, save_checkpoint_atomically, save_error, siblings
 from train.config import Args
 from train.evaluation import play_against
 from train.view import SingleAgentView
@@ -275,8 +279,15 @@ def _check_resume(run: Path, old: dict, args: Args) -> None:
 
 def _write_json(path: Path, data) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(strict_json.dumps(data, indent=1, default=float))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(strict_json.dumps(data, indent=1, default=float))
+        os.replace(tmp, path)
+    except OSError as exc:  # a full disk: one line naming the file, and no half-written temp file left
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise save_error(exc, path, tmp) from None
 
 
 def _annealed(schedule: dict, step: int) -> float:
@@ -340,8 +351,13 @@ def _save_resume(resume_dir: Path, model, venv, state: dict) -> None:
 
     def write(directory: Path) -> None:
         directory.mkdir()
-        model.save(str(directory / "model.zip"))
-        venv.save(str(directory / "vecnormalize.pkl"))
+        for name, save in (("model.zip", model.save), ("vecnormalize.pkl", venv.save)):
+            try:
+                save(str(directory / name))
+            except OSError as exc:  # (a full disk: the libraries' errors name no file)
+                if exc.filename is None:
+                    exc.filename = str(directory / name)
+                raise
         _write_json(directory / "state.json", state)
 
     with _signals_deferred():
@@ -358,6 +374,179 @@ def _refresh_policy(run: Path, checkpoint: str) -> None:
                                    {"checkpoint": Path(checkpoint).name})  # fmt: skip
 
 
+#: The lock file of a run directory, held (``fcntl.flock``) by the process that trains it.
+LOCK = ".lock"
+#: What the message of a damaged ``resume/`` tells the user to do.
+RESUME_HINT = "delete it to train this run afresh (its checkpoints/ stay), or use another --run-dir"
+
+
+class RunLock:
+    """An exclusive, non-blocking ``fcntl.flock`` on ``RUN/.lock``, held while a process trains the run: a
+    second run of the same directory is refused (``ValueError``) instead of mixing its saves, checkpoints and
+    TensorBoard files with the first's (outside review 10, F3).
+
+    The holder writes its pid into the file, for the refusal, and removes the file when it lets go (still
+    holding the lock, and only the file it locked); :meth:`acquire` checks that the file it locked is still
+    the one at the path, so a file removed meanwhile is never held by two. The system lets go of a killed
+    process's lock: a file it leaves blocks nothing. Without ``fcntl`` (Windows), or on a file system that
+    refuses ``flock``, there is no lock.
+    """
+
+    def __init__(self, run: Path):
+        self.path = run / LOCK
+        self.fd: int | None = None
+        self.tried = False  # acquire() was called (whether or not the system has locks)
+
+    def acquire(self) -> None:
+        self.tried = True
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            return
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                pid = self._holder(fd)
+                os.close(fd)
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    held = f" (pid {pid})" if pid is not None else ""
+                    raise ValueError(f"{self.path.parent} is being trained by another process{held}: wait for "
+                                     "it, or use another --run-dir") from None  # fmt: skip
+                try:  # a file system without flock (some network mounts): train without a lock
+                    os.unlink(self.path)
+                except OSError:
+                    pass
+                return
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except OSError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # its holder removed the file as it let go: lock the one at the path now
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self.fd = fd
+
+    @staticmethod
+    def _holder(fd: int) -> int | None:
+        try:
+            text = os.pread(fd, 32, 0).decode("ascii").strip()
+            return int(text) if text.isdigit() else None
+        except (OSError, ValueError, AttributeError):  # (os.pread: not on every system)
+            return None
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            if os.path.samestat(os.fstat(self.fd), os.stat(self.path)):
+                os.unlink(self.path)  # while held: a process that opened it meanwhile sees it gone (acquire)
+        except OSError:
+            pass
+        os.close(self.fd)  # lets go of the lock
+        self.fd = None
+
+
+class _StartedMeanwhile(Exception):
+    """Another process made the run directory and saved in it while this one checked its settings."""
+
+
+def _kind(path: Path) -> str:
+    """What ``path``, which is not a directory, is: for messages."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a broken symbolic link" if path.is_symlink() else "not a directory"
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    return "not a directory"
+
+
+def check_run_dir(run: Path) -> None:
+    """Refuse a run directory that cannot be written, before anything is built or read (outside review 10,
+    F9 and F10): a ``ValueError`` when it, the nearest existing directory above it, or one of its ``tb/``,
+    ``checkpoints/``, ``resume/`` and ``policy/`` is a file; an ``OSError`` (exit 1) naming ``--run-dir`` and
+    the directory that refuses new files (read-only, another user's, a read-only mount). The check makes
+    and removes a temporary file in each, as permission bits do not tell (root, mounts); it changes nothing.
+    """
+    flag = f"--run-dir {run}"
+    if run.exists() or run.is_symlink():
+        if not run.is_dir():
+            raise ValueError(f"{flag} is {_kind(run)}, not a directory: give a directory for the run "
+                             "(made if it does not exist)")  # fmt: skip
+        places = [run]
+        for name in ("tb", "checkpoints", "resume", "policy"):
+            sub = run / name
+            if sub.exists() or sub.is_symlink():
+                if not sub.is_dir():
+                    raise ValueError(f"{flag}: {sub} is {_kind(sub)}, not a directory: move it aside, or use "
+                                     "another --run-dir")  # fmt: skip
+                places.append(sub)
+    else:
+        ancestor = next((a for a in run.parents if a.exists() or a.is_symlink()), Path("."))
+        if not ancestor.is_dir():
+            raise ValueError(f"{flag}: {ancestor} is {_kind(ancestor)}, not a directory")
+        places = [ancestor]
+    for place in places:
+        try:
+            fd, probe = tempfile.mkstemp(dir=place, prefix=".dice-envs-probe-")
+        except OSError as exc:
+            raise OSError(f"{flag} cannot be written: no file can be made in {place} ({exc.strerror or exc}): "
+                          "make it writable, or use another --run-dir") from None  # fmt: skip
+        os.close(fd)
+        try:
+            os.remove(probe)
+        except OSError:
+            pass
+
+
+def _unreadable(run: Path, name: str, exc: BaseException) -> Exception:
+    """The error of a file of ``run/resume`` that cannot be loaded: one line naming it, and what to do."""
+    detail = " ".join(str(exc).split())[:200]
+    detail = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    resume = run / "resume"
+    text = (f"{resume / name} cannot be read ({detail}): delete {resume} to train this run afresh (its "
+            "checkpoints/ stay), or use another --run-dir")
+    if isinstance(exc, OSError) and not isinstance(exc, (FileNotFoundError, IsADirectoryError)):
+        return OSError(text)  # the system refused (permissions): exit 1
+    return ValueError(text)
+
+
+def _read_state(run: Path) -> dict:
+    """``run/resume/state.json``, checked to be a run's state (a ``ValueError`` naming it and the way out)."""
+    try:
+        state = json.loads((run / "resume" / "state.json").read_text(encoding="utf-8"))
+        if not isinstance(state, dict):
+            raise ValueError("not a table of the run's state")
+        old = state.get("args")
+        if not (isinstance(old, dict) and isinstance(old.get("game"), str)
+                and isinstance(old.get("options"), dict)):
+            raise ValueError("no settings (args) of a run in it")
+        for key in ("timesteps", "wall_seconds", "env_seconds", "update_seconds"):
+            if isinstance(state.get(key), bool) or not isinstance(state.get(key), (int, float)):
+                raise ValueError(f"no number {key} in it")
+        for key in ("snapshots", "evals"):
+            if not isinstance(state.get(key), list):
+                raise ValueError(f"no list {key} in it")
+    except Exception as exc:  # noqa: BLE001 - whatever is wrong, it is this file
+        raise _unreadable(run, "state.json", exc) from None
+    return state
+
+
+def _load_resume_file(run: Path, name: str, load):
+    """``load()``, which reads ``run/resume/name``; any failure is said as :func:`_unreadable` (not as the
+    library's own error: a damaged pickle can raise anything, MemoryError among them)."""
+    try:
+        return load()
+    except Exception as exc:  # noqa: BLE001 - whatever is wrong, it is this file
+        raise _unreadable(run, name, exc) from None
+
+
 def _recover_saves(run: Path) -> None:
     """Tidy what a save killed in the middle (SIGKILL, a power cut) left of ``resume/`` and ``policy/``,
     saying so: the newest whole save goes in (:func:`train.atomic.recover_checkpoint`).
@@ -365,15 +554,16 @@ def _recover_saves(run: Path) -> None:
     Raises:
         ValueError: ``resume/`` is incomplete and nothing whole is beside it.
     """
-    for target, what, legacy in (
+    for target, what, legacy, hint in (
         # (a resume/ saved before saves carried a marker is whole when its state.json, written last, is there)
         # (or empty: a run stopped before its first save, by a version that made resume/ at the start)
         (run / "resume", "resume directory",
-         lambda path: (path / "state.json").is_file() or not any(path.iterdir())),
-        (run / "policy", "policy", lambda _path: True),  # (whatever is there, the checkpoint loader checks)
+         lambda path: (path / "state.json").is_file() or not any(path.iterdir()), RESUME_HINT),
+        # (whatever is there without a marker: the checkpoint loader checks)
+        (run / "policy", "policy", lambda _path: True,
+         "delete it (the run makes it again from its latest checkpoint), or use another --run-dir"),
     ):
         left = [p.name for p in siblings(target) if p.exists()]
-        hint = "delete it to train this run afresh (its checkpoints/ stay), or use another --run-dir"
         recover_checkpoint(target, what, legacy=legacy, hint=hint)
         if left:
             print(f"{target}: tidied what an interrupted save left ({', '.join(left)}); "
@@ -459,15 +649,35 @@ def train(args: Args) -> dict:
     A run that has trained ``args.timesteps`` already trains nothing: it says so in one line and returns
     its summary. SIGTERM (``kill``, ``timeout``, a scheduler) stops the run as Ctrl-C does, at once, keeping
     what the last saved period saved; it says so in one line on stderr and raises ``SystemExit(143)``
-    (128 + SIGTERM's 15, the status SIGTERM gives by default).
+    (128 + SIGTERM's 15, the status SIGTERM gives by default). An env process that dies (``vec_env=subproc``:
+    killed, out of memory) stops it too, with :class:`dice_envs.cli.CommandFailed` saying where it is saved.
+
+    One process at a time trains a run directory: it holds ``RUN/.lock`` (:class:`RunLock`) from before it
+    reads the run until it ends, and a second one is refused (``ValueError``) with the first one's pid. A run
+    directory that cannot be written is refused before anything is built (:func:`check_run_dir`).
     """
     _check_args(args)
+    run = Path(args.run_dir)
+    check_run_dir(run)
+    lock = RunLock(run)
+    try:
+        if run.is_dir():
+            lock.acquire()  # before anything of the run is tidied or read
+        try:
+            return _start(args, run, lock)
+        except _StartedMeanwhile:
+            return _start(args, run, lock)  # the lock held now: the run as the other process left it
+    finally:
+        lock.release()
+
+
+def _start(args: Args, run: Path, lock: RunLock) -> dict:
+    """:func:`train` once the run directory is checked (and locked, if it exists)."""
     import torch
 
     from evaluate.tournament import Terminated, sigterm_as_interrupt
 
     torch.set_num_threads(args.torch_threads)
-    run = Path(args.run_dir)
     resume_dir = run / "resume"
     state_file = resume_dir / "state.json"
     _recover_saves(run)  # a run killed in the middle of a save
@@ -475,7 +685,7 @@ def train(args: Args) -> dict:
     state: dict[str, Any] = {"snapshots": [], "evals": [], "wall_seconds": 0.0, "env_seconds": 0.0,
                              "update_seconds": 0.0, "cpu_seconds": 0.0}
     if resumed:
-        state = json.loads(state_file.read_text())
+        state = _read_state(run)
         old = state["args"]
         if old["game"] != args.game or not _same_options(args.game, old["options"], args.options):
             raise ValueError(
@@ -501,15 +711,36 @@ def train(args: Args) -> dict:
         except ValueError as exc:
             raise ValueError(f"teacher: {exc}") from None
     run.mkdir(parents=True, exist_ok=True)
+    if not lock.tried:  # a new run directory, made just now (or meanwhile by another process)
+        lock.acquire()
+        if any(p.name != LOCK for p in run.iterdir()):
+            raise _StartedMeanwhile  # another run saved in it while this one checked its settings: look again
     with sigterm_as_interrupt():
         try:
             return _train(args, run, state, resumed, engine, probe.num_players, anneal)
         except Terminated:
-            step = _saved_step(state_file)
-            where = (f"the run is saved at step {step} in {run}: the same command resumes" if step is not None
-                     else f"nothing of the run in {run} was saved yet: the same command starts it again")  # fmt: skip
-            print(f"\ndice-envs: terminated (SIGTERM); {where}", file=sys.stderr, flush=True)
+            print(f"\ndice-envs: terminated (SIGTERM); {_where_saved(run)}", file=sys.stderr, flush=True)
             raise SystemExit(143) from None
+        except KeyboardInterrupt as exc:  # Ctrl-C: said as SIGTERM is (the command line prints it once)
+            if str(exc):
+                raise
+            raise KeyboardInterrupt(_where_saved(run)) from None
+        except (EOFError, ConnectionError) as exc:  # (BrokenPipeError and ConnectionResetError among them)
+            if args.vec_env != "subproc":
+                raise
+            from dice_envs.cli import CommandFailed
+
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CommandFailed(f"an env process died (killed, or out of memory?) ({detail}); "
+                                f"{_where_saved(run)}") from None  # fmt: skip
+
+
+def _where_saved(run: Path) -> str:
+    """Where a stopped run is saved and what to do, for the messages of a run stopped midway."""
+    step = _saved_step(run / "resume" / "state.json")
+    if step is not None:
+        return f"the run is saved at step {step} in {run}: the same command resumes"
+    return f"nothing of the run in {run} was saved yet: the same command starts it again"
 
 
 def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_players: int, anneal: dict | None) -> dict:
@@ -546,26 +777,36 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
     vec_cls = DummyVecEnv if args.vec_env == "dummy" else SubprocVecEnv
     # VecMonitor: episode returns and lengths, logged as charts/ep_rew_mean and charts/ep_len_mean.
     base_venv = VecMonitor(vec_cls([make(i) for i in range(args.n_envs)]))
-    base_venv.seed(segment_seed)
-    if resumed and (resume_dir / "vecnormalize.pkl").is_file():
-        venv = VecNormalize.load(str(resume_dir / "vecnormalize.pkl"), base_venv)
-    else:
-        venv = VecNormalize(base_venv, norm_obs=args.normalize_obs, norm_reward=False, clip_obs=10.0,
-                            gamma=args.gamma)
-    venv.training = True
-    timed = _timed_vec_env(venv)
-
     activation = nn.Tanh if args.activation == "tanh" else nn.ReLU
-    if resumed:
-        model = MaskablePPO.load(str(resume_dir / "model.zip"), env=venv, device="cpu")
-    else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-            ent_coef=args.ent_coef, vf_coef=args.vf_coef, seed=args.seed, device="cpu", verbose=0,
-            policy_kwargs={"net_arch": {"pi": list(args.hidden), "vf": list(args.hidden)},
-                           "activation_fn": activation},
-        )
+    try:
+        base_venv.seed(segment_seed)
+        # The saved statistics and model are loaded by their libraries; a damaged file (which its marker's
+        # sizes do not show) is said as one line naming it (_load_resume_file), not as their errors.
+        statistics, model_zip = str(resume_dir / "vecnormalize.pkl"), str(resume_dir / "model.zip")
+        if resumed and (resume_dir / "vecnormalize.pkl").is_file():
+            venv = _load_resume_file(run, "vecnormalize.pkl", lambda: VecNormalize.load(statistics, base_venv))
+        else:
+            venv = VecNormalize(base_venv, norm_obs=args.normalize_obs, norm_reward=False, clip_obs=10.0,
+                                gamma=args.gamma)
+        venv.training = True
+        if resumed:
+            model = _load_resume_file(run, "model.zip", lambda: MaskablePPO.load(model_zip, env=venv, device="cpu"))
+        else:
+            model = MaskablePPO(
+                "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps,
+                batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda,
+                clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=args.vf_coef, seed=args.seed,
+                device="cpu", verbose=0,
+                policy_kwargs={"net_arch": {"pi": list(args.hidden), "vf": list(args.hidden)},
+                               "activation_fn": activation},
+            )
+    except BaseException:
+        try:
+            base_venv.close()  # (subprocess envs: their processes end)
+        except Exception:  # noqa: BLE001 - the first error is the one to report
+            pass
+        raise
+    timed = _timed_vec_env(venv)
     # SB3 seeds the envs with its own seed + i when it builds or loads the model: give them the
     # segment's seeds instead (a resumed segment also reseeds torch, which load() set to the run's seed).
     if resumed:
@@ -718,9 +959,12 @@ def _train(args: Args, run: Path, state: dict, resumed: bool, engine, num_player
                 crossed = lambda every: now // every > before // every or now >= args.timesteps  # noqa: E731
                 if crossed(args.snapshot_every):
                     path = str(run / "checkpoints" / f"step_{now:09d}")
-                    save_checkpoint(path, engine, *_net_arrays(model), activation=args.activation,
-                                    normalization=_normalization(venv, args),
-                                    training={"timesteps": now, "seed": args.seed, "args": args.to_json()})
+                    try:
+                        save_checkpoint(path, engine, *_net_arrays(model), activation=args.activation,
+                                        normalization=_normalization(venv, args),
+                                        training={"timesteps": now, "seed": args.seed, "args": args.to_json()})
+                    except OSError as exc:  # a full disk: one line naming the checkpoint
+                        raise save_error(exc, Path(path)) from None
                     snapshots.append(path)
                     # policy/ is the latest checkpoint (what `play` and `tournament` are pointed at), kept
                     # up to date at every snapshot so that an interrupted run has one.
