@@ -6,7 +6,7 @@ The expected numbers are recomputed here from the game records (grouping them in
 Kish's effective sample size of the deals' mean shares), not read from :class:`SeatBreakdown`.
 The table's interval is Wilson's with that effective number, at Student's t quantile with
 ``deals - 1`` degrees of freedom (:func:`_t975`), not capped at the games (review F5), and
-Wilson's over the deals below 20 deals.
+Wilson's over the deals below 30 deals (20 before statistics review 10).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def _seat0_means(outcomes) -> list[float]:
 
 def test_the_table_interval_is_over_the_deals_and_not_capped_at_the_games():
     """The interval comes from the spread of the deals' averages (review F5: a cap at the different
-    games printed a real first-player advantage as insignificant). Below 20 deals the spread is too
+    games printed a real first-player advantage as insignificant). Below 30 deals the spread is too
     uncertain, and the interval is Wilson's over the deals."""
     outcomes = [(0,)] * 4 + [(1,)] * 3 + [(0, 1)] * 3  # seat 0 wins, seat 1 wins, a tie
     for vary in (False, True):

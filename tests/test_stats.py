@@ -47,7 +47,7 @@ def test_all_won_and_all_lost_give_the_exact_rational_bounds():
     [(Fraction(3), 5), (Fraction(1), 10), (Fraction(5, 2), 5), (Fraction(7, 3), 4), (Fraction(517), 1000)],
 )
 def test_wilson_matches_the_formula_in_high_precision(share_sum, n):
-    rate, low, high = wilson(float(share_sum), n)
+    rate, low, high = wilson(float(share_sum), n, poisson_ends=False)  # the textbook interval
     exact_low, exact_high = wilson_decimal(share_sum, n, Z95)
     assert rate == float(share_sum / n)
     assert abs(Decimal(low) - exact_low) < Decimal("1e-15")
@@ -110,3 +110,45 @@ def test_running_mean_return_interval_is_the_deal_clustered_one_of_the_returns_a
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         rec.add(0.0, 1.5)
     assert isinstance(rec._wins, StratifiedShare)
+
+
+def test_the_poisson_ends_hold_coverage_where_the_rarer_outcome_is_expected_about_once():
+    """Brown, Cai and DasGupta's modification (statistics review 10, finding 2): exact binomial
+    coverage, enumerated, of the textbook Wilson interval and the package's at true shares where
+    the rarer outcome is expected about once."""
+    from math import comb
+
+    def coverage(n, p, **kw):
+        total = 0.0
+        for k in range(n + 1):
+            _, low, high = wilson(k, n, **kw)
+            if low <= p <= high:
+                total += comb(n, k) * p**k * (1 - p) ** (n - k)
+        return total
+
+    n, p = 60, 0.99739  # honest against random in Meyer: one loss in 60 games is the usual outcome
+    assert coverage(n, p, poisson_ends=False) == pytest.approx(0.855, abs=0.002)  # the textbook interval's
+    assert coverage(n, p) > 0.98
+    # Over true shares at which 0.02 to 3 wins are expected, the textbook interval's worst coverage
+    # is 0.852 at every n; the package's 0.917 (n = 20) to 0.929, its average 0.966-0.971 (was 0.955).
+    for n in (20, 60, 200):
+        shares = [i / (50 * n) for i in range(1, 150)]
+        ours = [coverage(n, p) for p in shares]
+        textbook = [coverage(n, p, poisson_ends=False) for p in shares]
+        assert min(ours) > 0.91 and min(textbook) < 0.86, n
+        assert sum(ours) / len(ours) > 0.965 > sum(textbook) / len(textbook), n
+
+
+def test_the_poisson_ends_change_only_the_end_of_a_rare_outcome():
+    # One loss in 60 games: the top end is the Poisson bound 1 - G_1 / 60, G_1 = -ln(0.975) the 2.5%
+    # quantile of Gamma(1); the low end is Wilson's.
+    rate, low, high = wilson(59, 60)
+    textbook = wilson(59, 60, poisson_ends=False)
+    assert (rate, low) == textbook[:2]
+    assert high == pytest.approx(1 - (-math.log(0.975)) / 60, abs=1e-12)
+    # Two wins in 10 games: the low end is G_2 / 10, G_2 = 0.24220927854 (chi-squared with 4
+    # degrees of freedom, 2.5% quantile 0.48441855708, halved); 3 in 10 is Wilson's alone.
+    assert wilson(2, 10)[1] == pytest.approx(0.024220927854, abs=1e-10)
+    assert wilson(3, 10) == wilson(3, 10, poisson_ends=False)
+    assert wilson(3, 60)[1] < wilson(3, 60, poisson_ends=False)[1]  # above 50 games, up to 3
+    assert wilson(30, 60) == wilson(30, 60, poisson_ends=False)

@@ -100,11 +100,17 @@ def test_where_the_deals_cannot_give_an_interval_it_is_wilsons_over_the_deals(de
 
 
 def test_degrees_of_freedom_count_within_tables():
-    # 2 tables of 11 deals: 22 deals but 20 degrees of freedom, the fewest clustered; 2 of 10: 18.
-    make = lambda m: [(t, float(k % 3), 2) for t in ("a", "b") for k in range(m)]  # noqa: E731
-    assert MIN_CLUSTER_DEALS == 20
-    assert filled(make(11)).interval()[4] == CLUSTERED_SOURCE
-    assert filled(make(10)).interval()[4] == WILSON_DEALS_SOURCE
+    # 2 tables of 16 deals: 32 deals but 30 degrees of freedom, clustered; 2 of 15: 28, too few. One
+    # table needs MIN_CLUSTER_DEALS deals (29 degrees of freedom), as deal_clustered_share does.
+    make = lambda m, tables=("a", "b"): [(t, float(k % 3), 2) for t in tables for k in range(m)]  # noqa: E731
+    assert MIN_CLUSTER_DEALS == 30
+    assert filled(make(16)).interval()[4] == CLUSTERED_SOURCE
+    assert filled(make(15)).interval()[4] == WILSON_DEALS_SOURCE
+    assert filled(make(30, ("a",))).interval()[4] == CLUSTERED_SOURCE
+    assert filled(make(29, ("a",))).interval()[4] == WILSON_DEALS_SOURCE
+    y = np.array([k % 3 for k in range(30)], dtype=float)
+    assert deal_clustered_share(30, y.sum(), 60.0, float(y @ y), 2 * y.sum(), 120.0) is not None
+    assert deal_clustered_share(29, y[:29].sum(), 58.0, float(y[:29] @ y[:29]), 2 * y[:29].sum(), 116.0) is None
 
 
 def test_no_games_is_nan_and_bad_deals_are_refused():

@@ -62,7 +62,7 @@ class Result:
     def deal_interval(self) -> tuple[float, float, float, float]:
         """``(rate, low, high, effective_games)``: the 95% interval over the deals (the deals are
         independent, a deal's seatings are not), or Wilson's over the deals where they cannot give
-        one (fewer than 20 deals, a share of 0 or 1, every deal alike)."""
+        one (fewer than 30 deals, a share of 0 or 1, every deal alike)."""
         # The head-to-head matrix's interval over deals (common dice), fallback included.
         from evaluate.ratings import _pair_interval
 
