@@ -34,7 +34,7 @@ from agents.spec import spec_label
 from dice_envs.options import check_game_options
 from dice_envs.registry import env_module
 from evaluate.report import SeatBreakdown
-from evaluate.stats import WILSON_DEALS_SOURCE, Z95, StratifiedShare, mean_ci, return_interval
+from evaluate.stats import WILSON_DEALS_SOURCE, Z95, StratifiedShare, mean_ci, return_interval, return_share
 from evaluate.tournament import MAX_DECISIONS, GameRecord, base_label, check_max_decisions, play_table, unique_labels
 
 #: The entrants of ``dice-envs match GAME`` without ``--agents``: the game's best built-in agent
@@ -178,16 +178,23 @@ class AgentRecord:
 
     The intervals are over the deals (:class:`evaluate.stats.StratifiedShare`): a deal's rotations
     share their dice, so they are not independent games; deals are. A game added without a deal
-    is a deal of its own.
+    is a deal of its own. The mean return's interval is that of the returns as shares
+    (:func:`evaluate.stats.return_share` at a table of ``players``; with one winner a game, the
+    image of the win rate's).
     """
 
     label: str
     games: int = 0
     share_sum: float = 0.0  # 1 for a win, 1/k for a k-way tie
     return_sum: float = 0.0
+    players: int = 2
     _wins: StratifiedShare = field(default_factory=StratifiedShare, repr=False)
-    _returns: StratifiedShare = field(default_factory=StratifiedShare, repr=False)  # of (r + 1) / 2
-    _deal: list = field(default_factory=lambda: [None, 0.0, 0.0, 0], repr=False)  # [key, shares, (r+1)/2s, games]
+    # the returns as shares at a table of `players`, and as (r + 1) / 2 (for a record with a game that
+    # map cannot take: lost when two or more won)
+    _returns: StratifiedShare = field(default_factory=StratifiedShare, repr=False)
+    _returns_2: StratifiedShare = field(default_factory=StratifiedShare, repr=False)
+    _tie_lost: bool = field(default=False, repr=False)
+    _deal: list = field(default_factory=lambda: [None, 0.0, 0.0, 0.0, 0], repr=False)  # key, sums, games
 
     def add(self, share: float, ret: float, deal=None) -> None:
         """Count one game: its win share, its return (C-3, in [-1, 1]) and its deal (any key; the
@@ -201,27 +208,32 @@ class AgentRecord:
         self.games += 1
         self.share_sum += share
         self.return_sum += ret
+        u = return_share(ret, self.players)
+        if u is None:
+            self._tie_lost = True
         pending[1] += share
-        pending[2] += (ret + 1.0) / 2.0
-        pending[3] += 1
+        pending[2] += 0.0 if u is None else u
+        pending[3] += (ret + 1.0) / 2.0
+        pending[4] += 1
+
+    def _count(self, into: tuple[StratifiedShare, StratifiedShare, StratifiedShare]) -> None:
+        _, shares, rets, rets_2, games = self._deal
+        if games:
+            for sums, y in zip(into, (shares, rets, rets_2)):
+                sums.add_deal("match", min(max(y, 0.0), games), games)
 
     def _flush(self) -> None:
-        _, shares, rets, games = self._deal
-        if games:
-            self._wins.add_deal("match", min(shares, games), games)
-            self._returns.add_deal("match", min(max(rets, 0.0), games), games)
-        self._deal[:] = [None, 0.0, 0.0, 0]
+        self._count((self._wins, self._returns, self._returns_2))
+        self._deal[:] = [None, 0.0, 0.0, 0.0, 0]
 
-    def _finished(self) -> tuple[StratifiedShare, StratifiedShare]:
-        """The sums with the deal in play counted, leaving it open for more games."""
+    def _finished(self) -> tuple[StratifiedShare, StratifiedShare, int]:
+        """The win shares and the returns as shares with the deal in play counted, leaving it open
+        for more games, and the table size the returns were mapped at."""
         import copy
 
-        wins, returns = copy.deepcopy(self._wins), copy.deepcopy(self._returns)
-        _, shares, rets, games = self._deal
-        if games:
-            wins.add_deal("match", min(shares, games), games)
-            returns.add_deal("match", min(max(rets, 0.0), games), games)
-        return wins, returns
+        sums = copy.deepcopy((self._wins, self._returns, self._returns_2))
+        self._count(sums)
+        return (sums[0], sums[2], 2) if self._tie_lost else (sums[0], sums[1], self.players)
 
     def win_rate(self, z: float = Z95) -> tuple[float, float, float]:
         """Win rate (ties shared) with its 95% interval over the deals ``(rate, low, high)``
@@ -243,7 +255,8 @@ class AgentRecord:
         _check_z(z)
         if self.games == 0:
             raise ValueError(f"{self.label} has played no games")
-        mean, low, high, _, _ = return_interval(self._finished()[1])
+        _, returns, players = self._finished()
+        _, low, high, _, _ = return_interval(returns, players)
         return self.return_sum / self.games, low, high
 
 
@@ -399,7 +412,7 @@ def play_match(
         else:
             agents.append(make_agent(game, spec))
     labels = _labels(game.name, specs)
-    records = [AgentRecord(label) for label in labels]
+    records = [AgentRecord(label, players=len(specs)) for label in labels]
     n = len(specs)
     # A match's dice are common: the rotations of a deal share them (see SeatBreakdown).
     seats = SeatBreakdown(labels, n, "common", int(getattr(game, "first_starter", 0)))

@@ -98,6 +98,7 @@ from evaluate.stats import (
     deal_clustered_share,
     deal_key,
     return_interval,
+    return_share,
     wilson,
 )
 
@@ -454,7 +455,8 @@ class Row:
         win_rate, win_low, win_high: win share and its 95% interval over the deals, stratified by
             table (:class:`evaluate.stats.StratifiedShare`).
         mean_return, return_low, return_high: mean C-3 return and its 95% interval, the same way
-            (of ``(r + 1) / 2``, mapped back: :func:`evaluate.stats.return_interval`).
+            (of the returns as shares, mapped back: :func:`evaluate.stats.return_share`; with one
+            winner a game, the image of the win rate's interval).
         win_interval_source, return_interval_source: ``"deals"`` (clustered by deal) or
             ``"wilson-deals"`` (Wilson's over the deals, where the deals cannot give a clustered
             interval: see :class:`evaluate.stats.StratifiedShare`).
@@ -1056,7 +1058,12 @@ def leaderboard(
     # per-entrant intervals over deals.
     deal_games = np.zeros((C, E))
     deal_wins = np.zeros((C, E))
+    # The returns as shares: ((P - 1) r + 1) / P where every table seats P and no game of the
+    # entrant's had two or more winners and it among the losers (return_share); else (r + 1) / 2.
+    P = next(iter(sizes)) if len(sizes) == 1 else 2
     deal_returns = np.zeros((C, E))
+    deal_returns_2 = np.zeros((C, E))
+    tie_lost = np.zeros(E, dtype=bool)
     pair_wins_by_cluster = np.zeros((C, E, E)) if method == "bradley-terry" else None
     # Plackett-Luce's effect size: shared_wins[c, i, j] is i's win share in deal c's games where j sat too.
     shared_wins = np.zeros((C, E, E)) if method != "bradley-terry" else None
@@ -1070,7 +1077,12 @@ def leaderboard(
             played[e] += 1
             deal_games[c, e] += 1
             deal_wins[c, e] += win[s]
-            deal_returns[c, e] += (float(r.returns[s]) + 1.0) / 2.0
+            u = return_share(float(r.returns[s]), P)
+            if u is None:
+                tie_lost[e] = True
+            else:
+                deal_returns[c, e] += u
+            deal_returns_2[c, e] += (float(r.returns[s]) + 1.0) / 2.0
         if shared_wins is not None:
             for s, e in enumerate(seats):
                 for t, f in enumerate(seats):
@@ -1167,11 +1179,13 @@ def leaderboard(
     tables = [key[:3] for key in cluster_of]  # a deal's table (deal_key without the deal): its stratum
     for e, label in enumerate(labels):
         wins, rets = StratifiedShare(), StratifiedShare()
+        as_shares, players = (deal_returns_2, 2) if tie_lost[e] else (deal_returns, P)
         for c in np.flatnonzero(deal_games[:, e]):
-            wins.add_deal(tables[c], float(deal_wins[c, e]), float(deal_games[c, e]))
-            rets.add_deal(tables[c], min(float(deal_returns[c, e]), float(deal_games[c, e])), float(deal_games[c, e]))
+            n_ce = float(deal_games[c, e])
+            wins.add_deal(tables[c], min(float(deal_wins[c, e]), n_ce), n_ce)
+            rets.add_deal(tables[c], min(max(float(as_shares[c, e]), 0.0), n_ce), n_ce)
         w, wl, wh, w_eff, w_source = wins.interval()
-        m, ml, mh, _, m_source = return_interval(rets)
+        m, ml, mh, _, m_source = return_interval(rets, players)
         rows.append(
             Row(label, float(point[e]), _float(low[e]), _float(high[e]), int(played[e]), w, wl, wh, m, ml, mh,
                 interval_source=sources[e], win_interval_source=w_source if played[e] else None,

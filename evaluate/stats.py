@@ -254,8 +254,8 @@ class StratifiedShare:
     is too wide when a deal's rotations pull apart (common dice: up to 2x in 10 000) and too
     narrow when they agree.
 
-    A share need not be a win: :func:`return_interval` maps a C-3 return in [-1, 1] to
-    ``(r + 1) / 2`` in [0, 1] and back.
+    A share need not be a win: :func:`return_share` maps a C-3 return to [0, 1] (at a table of
+    ``P`` in a game of one winner, to the win share itself) and :func:`return_interval` back.
 
     Deals are added whole (:meth:`add_deal`), so a caller that streams its games keeps only the
     deal it is in.
@@ -331,11 +331,27 @@ class StratifiedShare:
         return p, low, high, float(deals), WILSON_DEALS_SOURCE
 
 
-def return_interval(shares: StratifiedShare) -> tuple[float, float, float, float, str]:
-    """The mean C-3 return and its interval from a :class:`StratifiedShare` of ``(r + 1) / 2`` (a
-    return in [-1, 1] as a share in [0, 1]): ``(mean, low, high, effective_games, source)``."""
+def return_share(r: float, players: int) -> float | None:
+    """A C-3 return ``r`` at a table of ``players`` as a share in [0, 1]: ``((P - 1) r + 1) / P``.
+
+    In a game of one winner that is the win share itself (the winner's +1 is 1, a loser's
+    ``-1/(P - 1)`` is 0), so a mean return's interval is the exact image of the win rate's; a
+    complete tie (every return 0) is ``1/P``. ``None`` for a loser's return when two or more won
+    (``-1/(P - k)``, below ``-1/(P - 1)``), which the map would send below 0: then the caller maps
+    every return with ``players=2``, ``(r + 1) / 2``, which takes any return in [-1, 1].
+    """
+    if r < -1.0 / (players - 1) - 1e-12:
+        return None
+    return min(max(((players - 1) * r + 1.0) / players, 0.0), 1.0)
+
+
+def return_interval(shares: StratifiedShare, players: int = 2) -> tuple[float, float, float, float, str]:
+    """The mean C-3 return and its interval from a :class:`StratifiedShare` of the returns as shares
+    (:func:`return_share` with these ``players``), mapped back: ``(mean, low, high,
+    effective_games, source)``."""
     u, low, high, n_eff, source = shares.interval()
-    return 2.0 * u - 1.0, 2.0 * low - 1.0, 2.0 * high - 1.0, n_eff, source
+    back = lambda x: (players * x - 1.0) / (players - 1)  # noqa: E731
+    return back(u), back(low), back(high), n_eff, source
 
 
 __all__ = [
@@ -348,6 +364,7 @@ __all__ = [
     "deal_key",
     "mean_ci",
     "return_interval",
+    "return_share",
     "t_quantile_975",
     "wilson",
 ]

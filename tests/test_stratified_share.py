@@ -212,3 +212,59 @@ def test_a_deal_cut_short_is_counted_and_the_record_stays_open():
     expected = filled([("m", float((d % 3 != 0) + (d % 2 == 0)), 2) for d in range(25)] + [("m", 2.0, 2)])
     assert rec.win_rate() == pytest.approx(expected.interval()[:3], abs=1e-12)
     assert rec.win_rate() != before
+
+
+# -- mean returns at tables of three or more (statistics review 10, finding 4) --------------------
+def test_a_return_as_a_share_is_the_win_share_in_a_game_of_one_winner():
+    from evaluate.stats import return_share
+
+    assert [return_share(r, 4) for r in (1.0, -1 / 3, 0.0)] == pytest.approx([1.0, 0.0, 0.25])
+    assert return_share(0.5, 4) == pytest.approx(5 / 8)  # one of two winners
+    assert return_share(-0.5, 4) is None  # a loser when two won: below 0 under this map
+    assert return_share(-1.0, 2) == 0.0 and return_share(1.0, 2) == 1.0  # two players: (r + 1) / 2
+
+
+def test_a_board_of_four_seats_gives_the_mean_returns_interval_the_win_rates_image():
+    rng = np.random.default_rng(11)
+    labels = ["a", "b", "c", "d", "e"]
+    games = []
+    import itertools
+
+    for table in itertools.combinations(labels, 4):
+        for deal in range(12):
+            for rotation in range(4):
+                winner = rng.integers(4)  # one winner a game, by seat
+                games.append(record(table, deal, rotation, [1 if s == winner else -1 / 3 for s in range(4)]))
+    lb = leaderboard(labels, games, bootstrap=0)
+    for row in lb.rows:
+        image = [(4 * x - 1) / 3 for x in (row.win_rate, row.win_low, row.win_high)]
+        assert (row.mean_return, row.return_low, row.return_high) == pytest.approx(image, abs=1e-12)
+        assert row.return_interval_source == row.win_interval_source
+
+
+def test_a_lost_tie_of_two_winners_maps_every_return_by_halves():
+    games = [record(("a", "b", "c"), d, 0, (1, -0.5, -0.5) if d % 4 else (-0.5, -0.5, 1)) for d in range(40)]
+    games += [record(("a", "b", "c"), 40, 0, (0.5, 0.5, -1))]  # c lost when two won: -1 < -1/2
+    lb = leaderboard(["a", "b", "c"], games, bootstrap=0)
+    returns = {label: [g.returns[g.seats.index(label)] for g in games] for label in "abc"}  # (seats by deal)
+    lost_tie = [label for label, rs in returns.items() if min(rs) < -0.5]
+    assert len(lost_tie) == 1
+    rows = {r.label: r for r in lb.rows}
+    for label, rs in returns.items():
+        row = rows[label]
+        assert row.mean_return == pytest.approx(sum(rs) / len(rs))
+        if label in lost_tie:  # every return as (r + 1) / 2
+            expected = [2 * x - 1 for x in filled([("t", (r + 1) / 2, 1) for r in rs]).interval()[:3]]
+        else:  # every return as a share at three seats: ((P - 1) r + 1) / P
+            expected = [(3 * x - 1) / 2 for x in filled([("t", (2 * r + 1) / 3, 1) for r in rs]).interval()[:3]]
+        assert (row.mean_return, row.return_low, row.return_high) == pytest.approx(expected, abs=1e-12), label
+
+
+def test_a_three_seat_match_gives_the_mean_returns_interval_the_win_rates_image():
+    result = play_match("syvere", ["heuristic", "random", "random"], 90, seed=4)
+    for rec in result.records:
+        w, wl, wh = rec.win_rate()
+        r, rl, rh = rec.mean_return()
+        if rec._tie_lost:  # (Syvere can end in a shared win)
+            continue
+        assert (r, rl, rh) == pytest.approx([(3 * x - 1) / 2 for x in (w, wl, wh)], abs=1e-9)
