@@ -24,6 +24,7 @@ data only (a header row, then rows, for any CSV reader); the setting they come f
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import os
@@ -1282,7 +1283,8 @@ def write_report(
                       for measure, key, r in _profile_rates(sub, order))  # fmt: skip
         written.append(_write_csv(directory, "bluffing_by_context.csv", BLUFFING_CONTEXT_CSV_COLUMNS, by_context))
         if pictures:
-            written.append(plot_bluffing(profiles, game, os.path.join(directory, "bluffing.png"), subtitle=setting))
+            written.append(_picture(directory, "bluffing.png",
+                                    lambda path: plot_bluffing(profiles, game, path, subtitle=setting)))  # fmt: skip
 
     path = os.path.join(directory, "report.json")
     with _atomic_text(path) as handle:
@@ -1295,8 +1297,8 @@ def write_report(
     written.append(path)
     if pictures:
         ratings_title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
-        written.append(plot_head_to_head(h2h, os.path.join(directory, "head_to_head.png"), subtitle=setting))
-        written.append(plot_ratings(lb, os.path.join(directory, "ratings.png"), ratings_title))
+        written.append(_picture(directory, "head_to_head.png", lambda path: plot_head_to_head(h2h, path, subtitle=setting)))
+        written.append(_picture(directory, "ratings.png", lambda path: plot_ratings(lb, path, ratings_title)))
     names = {os.path.basename(p) for p in written}
     for name in REPORT_FILES:
         if name not in names and os.path.isfile(os.path.join(directory, name)):
@@ -1304,14 +1306,28 @@ def write_report(
     return written
 
 
+def _picture(directory: str, name: str, draw) -> str:
+    """``draw(path)`` of ``directory/name``; a failure to write it (a full disk) names the file."""
+    path = os.path.join(directory, name)
+    try:
+        return draw(path)
+    except OSError as exc:
+        raise OSError(f"cannot write {path} ({exc.strerror or exc})") from None
+
+
+@contextlib.contextmanager
 def _atomic_text(path: str, newline: str | None = None):
     """A text file written whole or not at all (:func:`agents.solvers.cache.atomic_open`, with a
-    new file's usual permissions)."""
+    new file's usual permissions); a failure (a full disk, permissions) names the file."""
     from pathlib import Path
 
     from agents.solvers.cache import atomic_open
 
-    return atomic_open(Path(path), "w", shared=True, newline=newline, encoding="utf-8")
+    try:
+        with atomic_open(Path(path), "w", shared=True, newline=newline, encoding="utf-8") as handle:
+            yield handle
+    except OSError as exc:
+        raise OSError(f"cannot write {path} ({exc.strerror or exc})") from None
 
 
 def _write_csv(directory: str, name: str, columns: Sequence[str], rows: Iterable[Sequence]) -> str:

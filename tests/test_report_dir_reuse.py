@@ -45,3 +45,18 @@ def test_a_file_that_fails_to_be_written_keeps_the_earlier_one_whole(tmp_path, m
         written(tmp_path, "meyer", ["honest", "bluffer"])
     assert (tmp_path / "leaderboard.md").read_text() == before
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_a_report_that_cannot_be_written_names_the_file(tmp_path, monkeypatch):
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def full(*args, **kwargs):
+        if str(kwargs.get("prefix", "")).startswith(".seats.csv"):
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", full)
+    with pytest.raises(OSError, match=r"cannot write .*seats\.csv \(No space left on device\)"):
+        written(tmp_path, "meyer", ["honest", "doubter"])
