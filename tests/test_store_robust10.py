@@ -27,6 +27,7 @@ import evaluate.store as store_mod
 from dice_envs.cli import main
 from evaluate.store import OtherVersionStore, OutdatedStore, ResultStore, StoreDamaged, StoreUnwritable
 from evaluate.tournament import run_tournament
+from permissions import unprivileged_prefix
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = ["tournament", "meyer", "--agents", "doubter", "honest", "--quiet", "--workers", "1"]
@@ -53,12 +54,7 @@ def _as_user(tmp_path, script: str) -> dict:
     The script gets ``main`` (the CLI, returning its exit code and stderr as ``run(argv)``) and
     ``D`` (the tmp dir). It may set ``out['skip']`` when permissions do not apply after all.
     """
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("root ignores permission bits, and there is no setpriv to drop that")
-        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    prefix = unprivileged_prefix()
     head = (
         "import contextlib, io, json, os, sys\n"
         "from dice_envs.cli import main\n"

@@ -27,6 +27,7 @@ pytest.importorskip("sb3_contrib")
 
 import train.trainer as trainer  # noqa: E402
 from dice_envs.cli import CommandFailed, run_guarded  # noqa: E402
+from permissions import unprivileged_prefix  # noqa: E402
 from test_train_cli import ROOT, TINY  # noqa: E402
 from train.atomic import MARKER, recover_checkpoint, save_checkpoint_atomically  # noqa: E402
 from train.cli import main  # noqa: E402
@@ -330,12 +331,7 @@ def test_an_unwritable_part_of_the_run_dir_is_refused_before_anything(run_copy, 
 def test_a_read_only_run_dir_really_refused(run_copy):
     """The real thing: a read-only run directory, refused in one line before any env is built (no TensorBoard
     thread traceback). As root, root's capabilities to ignore permissions are dropped with setpriv."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root, which ignores permission bits, and setpriv is missing to drop that")
-        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    prefix = unprivileged_prefix()
     for path in [run_copy, *run_copy.rglob("*")]:
         if path.is_dir():
             path.chmod(0o555)
