@@ -574,6 +574,9 @@ def run_guarded(command, argv, prog: str = "dice-envs") -> int:
     except (CommandUnavailable, CommandFailed) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
+    except sqlite3.OperationalError as exc:  # the system (a full disk, I/O, a lock) where no check caught it
+        print(f"{prog}: cannot read or write a results database ({exc})", file=sys.stderr)
+        return 1
     except sqlite3.DatabaseError as exc:  # a results store damaged where the store's own checks did not look
         print(f"{prog}: a results database cannot be read ({exc}): if it is a --db, move it aside and run the "
               "command again (its games are played again)", file=sys.stderr)  # fmt: skip

@@ -1,13 +1,13 @@
-"""Evaluation: matches and tournaments between agents, ratings, Wilson intervals, the results store, reports, exploitability.
+"""Evaluation: matches and tournaments between agents, ratings, intervals over deals, the results store, reports, exploitability.
 
 * :mod:`evaluate.match` — :func:`~evaluate.match.play_match`: agents against each other, seats rotated,
-  win rates with Wilson intervals (``dice-envs match``).
+  win rates with 95% intervals over the deals (``dice-envs match``).
 * :mod:`evaluate.tournament` — :func:`~evaluate.tournament.run_tournament`: every table of the entrants,
   every deal in every rotation of the seats, common dice, results kept (``dice-envs tournament``);
   :func:`~evaluate.tournament.replay_states` replays a stored game (``dice-envs replay``).
 * :mod:`evaluate.ratings` — :func:`~evaluate.ratings.leaderboard`: ratings with bootstrap intervals,
   the head-to-head :class:`~evaluate.ratings.PairMatrix`, Holm-adjusted comparisons.
-* :mod:`evaluate.stats` — Wilson intervals and intervals over deals.
+* :mod:`evaluate.stats` — Wilson intervals (with Poisson ends) and intervals over deals.
 * :mod:`evaluate.store` — :class:`~evaluate.store.ResultStore`, the SQLite file of a tournament's games.
 * :mod:`evaluate.report` — the leaderboard in the terminal, CSV, JSON and pictures.
 * :mod:`evaluate.exploitability` — exact best responses in two-player Meyer:

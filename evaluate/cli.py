@@ -4,9 +4,10 @@
 [--report DIR] [--workers K] [--json] [--num-players P] [--max-decisions N]`` plays every table of the entrants
 (see :mod:`evaluate.tournament`), keeps every game in a SQLite results store, prints the
 leaderboard and the win shares by seat (:class:`evaluate.report.SeatBreakdown`) and writes the
-report. ``dice-envs replay DB GAME_ID`` replays a stored game through the engine, showing what
-every step changed (a bust, a penalty, the end phase: the engine's ``change_lines``) and the
-table after it.
+report. ``dice-envs replay DB GAME_ID`` (or ``DB --table LABELS --deal D --rotation R``, the
+game's key, which names it in every run of the tournament) replays a stored game through the
+engine, showing what every step changed (a bust, a penalty, the end phase: the engine's
+``change_lines``) and the table after it.
 
 Both raise ``ValueError`` for bad input; ``dice_envs.cli.main`` prints ``dice-envs: <message>``
 and exits with status 2. A tournament stopped by SIGTERM while it plays ends its worker processes,
@@ -16,8 +17,8 @@ keeps the games finished so far in its store, says so in one line and exits with
 from __future__ import annotations
 
 import argparse
-import shlex
 import os
+import shlex
 import sys
 
 from dice_envs import strict_json

@@ -249,6 +249,11 @@ class AgentRecord:
         """``"deals"`` (the win rate's interval is clustered by deal) or ``"wilson-deals"``."""
         return self._finished()[0].interval()[4]
 
+    def return_interval_source(self) -> str:
+        """The same for the mean return's interval (:meth:`mean_return`)."""
+        _, returns, _ = self._finished()
+        return returns.interval()[4]
+
     def mean_return(self, z: float = Z95) -> tuple[float, float, float]:
         """Mean return with its 95% interval over the deals ``(mean, low, high)``
         (:func:`evaluate.stats.return_interval`)."""
@@ -286,7 +291,7 @@ class MatchResult:
         width = max(24, *(len(rec.label) for rec in self.records))
         lines = [
             f"{self.env_id} ({opts}), {self.num_games} games, seed {self.seed}, seats rotated",
-            f"{'agent':<{width}} {'games':>6} {'win rate':>9} {'95% CI (deals)':>17} {'mean return':>12}",
+            f"{'agent':<{width}} {'games':>6} {'win rate':>9} {'95% (deals)':>17} {'mean return':>12}",
         ]
         for rec in self.records:
             w, lo, hi = rec.win_rate()
@@ -316,6 +321,7 @@ class MatchResult:
             agents.append({
                 "label": rec.label, "games": rec.games, "win_rate": w, "win_low": lo, "win_high": hi,
                 "mean_return": r, "return_low": rlo, "return_high": rhi, "interval_source": rec.interval_source(),
+                "return_interval_source": rec.return_interval_source(),
             })  # fmt: skip
         from dice_envs.registry import env_module
 

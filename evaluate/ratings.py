@@ -93,6 +93,7 @@ from evaluate.stats import (
     CLUSTERED_SOURCE,
     MIN_CLUSTER_DEALS,
     WILSON_DEALS_SOURCE,
+    WILSON_GAMES_SOURCE,
     Z95,
     StratifiedShare,
     deal_clustered_share,
@@ -135,8 +136,11 @@ WIN_RATE = (
     "win rate: the share of games won (a k-way tie 1/k), with its 95% interval over the deals (a deal's rotations "
     "share their dice; deals of one table against each other)"
 )
-#: ... and the mark of a win-rate interval that is Wilson's over the deals.
-WIN_RATE_WILSON = "w: Wilson's interval over the deals, where the deals cannot give theirs (too few, or all alike)"
+#: ... and the mark of a win-rate interval that is Wilson's (over the deals; under independent dice, the games).
+WIN_RATE_WILSON = (
+    "w: Wilson's interval over the deals (under independent dice, the games), where the deals cannot give theirs "
+    "(too few, a table of one deal, a share of 0 or 1, or all alike)"
+)
 #: What the board's mean return is (its legend's line).
 MEAN_RETURN = (
     "mean return: the average C-3 return a game (the winners share +1, the losers -1: +1/-1 with two players; "
@@ -524,7 +528,7 @@ DEALS_SOURCE = CLUSTERED_SOURCE
 # where the deals cannot give a clustered interval: Wilson's over the deals (see :class:`PairCell`).
 #: ``interval_source`` of a head-to-head cell under independent dice where the deals cannot give a
 #: clustered interval: Wilson's over the games, each rotation an independent game (see :class:`PairCell`).
-WILSON_SOURCE = "wilson-games"
+WILSON_SOURCE = WILSON_GAMES_SOURCE
 #: The sources of a Wilson interval (marked ``w`` in the matrix's picture and Markdown table).
 WILSON_SOURCES = (WILSON_DEALS_SOURCE, WILSON_SOURCE)
 
@@ -903,7 +907,7 @@ class Leaderboard:
 
     def win_interval(self, row: Row) -> str:
         """A row's win-rate interval as text, ``w`` after Wilson's over the deals (the legend's)."""
-        mark = "w" if row.win_interval_source == WILSON_DEALS_SOURCE else ""
+        mark = "w" if row.win_interval_source in WILSON_SOURCES else ""
         return f"[{row.win_low:.3f}, {row.win_high:.3f}]{mark}"
 
     def vs_next(self, row: Row) -> str:
@@ -963,7 +967,7 @@ class Leaderboard:
         if self.bootstrap:
             lines.append(NOT_SIMULTANEOUS)
         lines.append(WIN_RATE)
-        if any(r.win_interval_source == WILSON_DEALS_SOURCE for r in self.rows):
+        if any(r.win_interval_source in WILSON_SOURCES for r in self.rows):
             lines.append(WIN_RATE_WILSON)
         lines.append(MEAN_RETURN)
         if self.widened():
@@ -1054,8 +1058,8 @@ def leaderboard(
 
     # Win shares and returns (the head-to-head matrix is PairMatrix's).
     played = np.zeros(E, dtype=np.int64)
-    # Per deal and entrant: games, win shares and returns as shares ((r + 1) / 2), for the
-    # per-entrant intervals over deals.
+    # Per deal and entrant: games, win shares and returns as shares (below), for the per-entrant
+    # intervals over deals.
     deal_games = np.zeros((C, E))
     deal_wins = np.zeros((C, E))
     # The returns as shares: ((P - 1) r + 1) / P where every table seats P and no game of the
@@ -1177,6 +1181,9 @@ def leaderboard(
 
     rows = []
     tables = [key[:3] for key in cluster_of]  # a deal's table (deal_key without the deal): its stratum
+    # Under independent dice every rotation is an independent game: where the deals cannot give an
+    # interval, Wilson's over the games (as the head-to-head matrix's cells), not over the deals.
+    independent = all(key[1] == "independent" for key in cluster_of)
     for e, label in enumerate(labels):
         wins, rets = StratifiedShare(), StratifiedShare()
         as_shares, players = (deal_returns_2, 2) if tie_lost[e] else (deal_returns, P)
@@ -1184,8 +1191,8 @@ def leaderboard(
             n_ce = float(deal_games[c, e])
             wins.add_deal(tables[c], min(float(deal_wins[c, e]), n_ce), n_ce)
             rets.add_deal(tables[c], min(max(float(as_shares[c, e]), 0.0), n_ce), n_ce)
-        w, wl, wh, w_eff, w_source = wins.interval()
-        m, ml, mh, _, m_source = return_interval(rets, players)
+        w, wl, wh, w_eff, w_source = wins.interval(independent)
+        m, ml, mh, _, m_source = return_interval(rets, players, independent)
         rows.append(
             Row(label, float(point[e]), _float(low[e]), _float(high[e]), int(played[e]), w, wl, wh, m, ml, mh,
                 interval_source=sources[e], win_interval_source=w_source if played[e] else None,

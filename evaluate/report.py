@@ -1237,15 +1237,42 @@ def write_report(
 
     Returns:
         The paths written: the pictures only where matplotlib is installed
-        (:func:`pictures_available`), the CSV and JSON files always. The text files are written
-        whole or not at all (a temporary file beside each, then renamed); the files of
-        :data:`REPORT_FILES` that this report does not write are removed from ``directory``, so
-        it never mixes two reports. Other files in it are left alone.
+        (:func:`pictures_available`), the CSV and JSON files always.
+
+    The report is written whole or not at all: into a temporary directory inside ``directory``,
+    then each file renamed into place, and the files of :data:`REPORT_FILES` that this report does
+    not write are removed, so ``directory`` never mixes two reports; a report that fails (a full
+    disk) leaves ``directory`` as it was, and says which file it could not write. Other files in
+    ``directory`` are left alone.
     """
+    import shutil
+    import tempfile
+
+    os.makedirs(directory, exist_ok=True)
+    work = tempfile.mkdtemp(dir=directory, prefix=".report-")
+    try:
+        try:
+            made = _write_report_files(work, result, lb, game, seats, title)
+        except OSError as exc:  # name the file where it was to go, not in the temporary directory
+            raise OSError(str(exc).replace(work, os.path.normpath(directory))) from None
+        names = [os.path.basename(p) for p in made]
+        for name in names:
+            os.replace(os.path.join(work, name), os.path.join(directory, name))
+        for name in REPORT_FILES:
+            if name not in names and os.path.isfile(os.path.join(directory, name)):
+                os.remove(os.path.join(directory, name))  # an earlier report's, which this one does not replace
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return [os.path.join(directory, name) for name in names]
+
+
+def _write_report_files(
+    directory: str, result: TournamentResult, lb: Leaderboard, game, seats: SeatBreakdown | None, title: str
+) -> list[str]:
+    """:func:`write_report`'s files, written into ``directory`` (its temporary directory)."""
     from evaluate.tournament import build_game
 
     pictures = pictures_available()
-    os.makedirs(directory, exist_ok=True)
     written = []
     columns = ["rank", "agent", "rating", "rating_low", "rating_high", "games", "win_rate", "win_low", "win_high",
                "mean_return", "return_low", "return_high", "separated_from_next", "interval_source",
@@ -1299,10 +1326,6 @@ def write_report(
         ratings_title = f"{result.game_name}: {len(result.labels)} agents, {len(result.records)} games"
         written.append(_picture(directory, "head_to_head.png", lambda path: plot_head_to_head(h2h, path, subtitle=setting)))
         written.append(_picture(directory, "ratings.png", lambda path: plot_ratings(lb, path, ratings_title)))
-    names = {os.path.basename(p) for p in written}
-    for name in REPORT_FILES:
-        if name not in names and os.path.isfile(os.path.join(directory, name)):
-            os.remove(os.path.join(directory, name))  # an earlier report's, which this one does not replace
     return written
 
 

@@ -1,7 +1,7 @@
 """Confidence intervals for win rates and mean returns, and for shares over deals.
 
 Win rates are win shares (a k-way tie gives each of the k players 1/k, as docs/tournaments.md defines
-them), and their intervals are Wilson score intervals on the share. Unlike the normal
+them). :func:`wilson` is the Wilson score interval on a share (with Poisson ends, see there). Unlike the normal
 approximation (``p ± z·sqrt(p(1-p)/n)``), the Wilson interval stays inside [0, 1] and has a
 non-zero width when every game goes one way: over 5 games won out of 5 it is [0.566, 1], not
 [1, 1]. (E. B. Wilson, "Probable inference, the law of succession, and statistical inference",
@@ -69,12 +69,12 @@ def wilson(share_sum: float, n: int, z: float = Z95, poisson_ends: bool = True) 
     """The win rate and its Wilson score interval ``(rate, low, high)``, inside [0, 1].
 
     Near 0 and 1 the Wilson interval covers too little where the rarer outcome is expected about
-    once: after one loss in 60 games its top end, 0.99726, misses a true 0.99739 (coverage 0.855,
-    measured exactly). So, by Brown, Cai and DasGupta's modification (Statistical Science 16,
+    once: after one loss in 60 games its top end, 0.99705, misses a true 0.99739 (coverage 0.855,
+    computed exactly). So, by Brown, Cai and DasGupta's modification (Statistical Science 16,
     2001, section 4.1.1), where the rarer outcome was seen ``x`` times, ``0 < x <= 2`` up to 50
     games and ``x <= 3`` above (:data:`POISSON_ENDS`), that end of the interval is the Poisson
     (Garwood) bound ``G_x / n``, ``G_x`` the lower quantile of Gamma(x) at the interval's tail
-    (0.025 for ``z`` at 95%): a wider end (0.98 coverage there), the other end and every other
+    (0.025 for ``z`` at 95%): a wider end (0.989 coverage there), the other end and every other
     count unchanged. ``poisson_ends=False`` gives the textbook interval.
 
     Args:
@@ -181,7 +181,8 @@ def deal_clustered_share(
     [0, 1], kept inside it and skewed towards the middle near its ends, and a little wider for the
     uncertainty of ``v`` itself. (Simulated paired deals, 20 to 300 of them: it covered 0.92-0.98,
     where the plain normal interval covered 0.90-0.95 in the middle and down to 0.25 at a share of
-    0.99. Real games, 400 matches of 100 deals against 40 000-deal values: 0.95-0.96 for head to
+    0.99; but 0.916 at 21 deals where most deals split and a few are lost, which is why
+    :data:`MIN_CLUSTER_DEALS` is 30. Real games, 400 matches of 100 deals against 40 000-deal values: 0.95-0.96 for head to
     head and 0.93-0.95 for the first seat's share, 0.94 at tables of three.) It is never worth
     fewer than the deals, and not capped at the games: rotations of a deal that pull
     apart (one entrant's good dice are its opponent's in the other seating) make a deal worth
@@ -216,13 +217,19 @@ def deal_clustered_share(
     spread = yy - 2.0 * p * yn + p * p * nn  # sum_d (y_d - p n_d)^2, without the deals themselves
     if spread <= 1e-12 * nn:
         return None
-    variance = deals / (deals - 1) * spread / (n * n)
+    return _clustered(p, deals / (deals - 1) * spread / (n * n), n, nn, deals - 1)
+
+
+def _clustered(p: float, variance: float, n: float, nn: float, df: int) -> tuple[float, float, float, float]:
+    """The interval of a share ``p`` of ``n`` games whose estimated variance over the deals is
+    ``variance`` (``nn`` the sum of the deals' games squared, ``df`` the degrees of freedom):
+    Wilson's with the effective number of games at Student's ``t`` quantile."""
     # A deal's share varies at most as one game's (``y_d / n_d`` is in [0, 1]), so the deals are
     # worth at least ``n^2 / sum n_d^2`` games (the deals, when they are of one size) whatever
     # their sample spread says; the floor only lifts deals that are all 0 or 1 (m - 1 to m).
     n_eff = max(p * (1.0 - p) / variance, n * n / nn)
     count = max(1, round(n_eff))
-    _, low, high = wilson(p * count, count, z=t_quantile_975(deals - 1))
+    _, low, high = wilson(p * count, count, z=t_quantile_975(df))
     return p, low, high, n_eff
 
 
@@ -231,6 +238,8 @@ CLUSTERED_SOURCE = "deals"
 #: ... and where the deals cannot give one: Wilson's interval over the deals (never too narrow: a
 #: deal's average share varies at most as one game's).
 WILSON_DEALS_SOURCE = "wilson-deals"
+#: ... or, under independent dice (every rotation an independent game), Wilson's over the games.
+WILSON_GAMES_SOURCE = "wilson-games"
 
 
 class StratifiedShare:
@@ -299,16 +308,18 @@ class StratifiedShare:
         """The games counted (the sum of ``n``)."""
         return sum(s[2] for s in self._strata.values())
 
-    def interval(self) -> tuple[float, float, float, float, str]:
+    def interval(self, independent: bool = False) -> tuple[float, float, float, float, str]:
         """``(share, low, high, effective_games, source)``: the share, its 95% interval, the
         independent games it is worth, and :data:`CLUSTERED_SOURCE` or, where the deals cannot
-        give a clustered interval, :data:`WILSON_DEALS_SOURCE` (effective games: the deals).
+        give a clustered interval, :data:`WILSON_DEALS_SOURCE` (effective games: the deals) or,
+        for games played with ``independent`` dice, whose rotations are independent games,
+        :data:`WILSON_GAMES_SOURCE` (over the games, as the head-to-head matrix's cells then).
         NaN for all four numbers without games."""
         deals = self.deals
         games = self.games
         if deals == 0:
             nan = float("nan")
-            return nan, nan, nan, nan, WILSON_DEALS_SOURCE
+            return nan, nan, nan, nan, WILSON_GAMES_SOURCE if independent else WILSON_DEALS_SOURCE
         total = sum(s[1] for s in self._strata.values())
         p = total / games
         df = sum(s[0] - 1 for s in self._strata.values())
@@ -322,11 +333,11 @@ class StratifiedShare:
             spread += m / (m - 1) * max(zz - z * z / m, 0.0)
         nn_total = sum(s[5] for s in self._strata.values())
         if df >= MIN_CLUSTER_DEALS - 1 and 0.0 < p < 1.0 and spread > 1e-12 * nn_total:
-            variance = spread / (games * games)
-            n_eff = max(p * (1.0 - p) / variance, games * games / nn_total)  # as deal_clustered_share's floor
-            count = max(1, round(n_eff))
-            _, low, high = wilson(p * count, count, z=t_quantile_975(df))
-            return p, low, high, n_eff, CLUSTERED_SOURCE
+            return (*_clustered(p, spread / (games * games), games, nn_total, df), CLUSTERED_SOURCE)
+        if independent:  # every game independent: Wilson's over the games
+            count = max(1, round(games))
+            _, low, high = wilson(min(max(p, 0.0), 1.0) * count, count)
+            return p, low, high, float(games), WILSON_GAMES_SOURCE
         _, low, high = wilson(min(max(p, 0.0), 1.0) * deals, deals)
         return p, low, high, float(deals), WILSON_DEALS_SOURCE
 
@@ -345,11 +356,13 @@ def return_share(r: float, players: int) -> float | None:
     return min(max(((players - 1) * r + 1.0) / players, 0.0), 1.0)
 
 
-def return_interval(shares: StratifiedShare, players: int = 2) -> tuple[float, float, float, float, str]:
+def return_interval(
+    shares: StratifiedShare, players: int = 2, independent: bool = False
+) -> tuple[float, float, float, float, str]:
     """The mean C-3 return and its interval from a :class:`StratifiedShare` of the returns as shares
     (:func:`return_share` with these ``players``), mapped back: ``(mean, low, high,
-    effective_games, source)``."""
-    u, low, high, n_eff, source = shares.interval()
+    effective_games, source)`` (``independent``: as :meth:`StratifiedShare.interval`'s)."""
+    u, low, high, n_eff, source = shares.interval(independent)
     back = lambda x: (players * x - 1.0) / (players - 1)  # noqa: E731
     return back(u), back(low), back(high), n_eff, source
 
@@ -359,6 +372,7 @@ __all__ = [
     "MIN_CLUSTER_DEALS",
     "StratifiedShare",
     "WILSON_DEALS_SOURCE",
+    "WILSON_GAMES_SOURCE",
     "Z95",
     "deal_clustered_share",
     "deal_key",

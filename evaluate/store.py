@@ -91,6 +91,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import sqlite3
 import sys
 import time
@@ -189,8 +190,6 @@ def _kind_of(exc: sqlite3.Error) -> str:
 
 
 def _damaged(name: str, path: str, detail: str) -> StoreDamaged:
-    import shlex
-
     quoted = shlex.quote(path)
     return StoreDamaged(
         f"{name} is damaged ({detail}): move it aside and rerun the tournament, which plays its games again; "
@@ -389,7 +388,6 @@ def _write_obstacle(path: str) -> tuple[str, str | None] | None:
     Asked before SQLite opens the file: a read-only SQLite connection to a WAL database would make
     -wal and -shm files beside a write-protected file, and leave them there, write-protected too.
     """
-    import shlex
 
     directory = os.path.dirname(os.path.abspath(path))
     if _on_read_only_media(directory):
@@ -456,7 +454,6 @@ def _connect_to_read(path: str) -> sqlite3.Connection:
     except sqlite3.OperationalError as exc:
         if not _is_read_only_error(exc):
             raise
-    import shlex
 
     quoted = shlex.quote(path)
     raise StoreUnwritable(
@@ -703,8 +700,6 @@ class ResultStore:
         if advice is None:
             advice = "give a --db that can be written (a copy of this one plays only what it lacks"
             if _pending_wal(self.path):
-                import shlex
-
                 command = f'sqlite3 {shlex.quote(self.path)} ".backup COPY.sqlite"'
                 advice += (
                     f": make it with `{command}`, as a plain copy of the file misses the games a killed run "

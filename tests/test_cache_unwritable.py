@@ -70,3 +70,12 @@ def test_a_table_is_readable_as_any_new_file(tmp_path):
     finally:
         os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600: a team's shared cache serves everyone
+
+
+def test_the_default_cache_that_is_not_a_directory_is_not_blamed_on_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(cache.ENV_VAR, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "dice-envs").write_text("x")  # the default cache directory is a file
+    with pytest.raises(ValueError, match=r"the default solver cache .* is not a directory") as refused:
+        cache_main([])
+    assert "or set $DICE_ENVS_CACHE_DIR to another directory" in str(refused.value)

@@ -63,7 +63,7 @@ def test_cli_match_prints_standings(capsys):
     assert cli.main(["match", "syvere", "--agents", "heuristic,random,random", "--games", "30", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert "syvere (num_players=3), 30 games" in out
-    assert "heuristic" in out and "random#2" in out and "95% CI" in out
+    assert "heuristic" in out and "random#2" in out and "95% (deals)" in out
 
 
 def test_game_options_parse_by_the_options_declared_type():
@@ -396,3 +396,12 @@ def test_a_database_error_no_check_caught_is_one_line_not_a_traceback(capsys):
     err = capsys.readouterr().err
     assert err.startswith("dice-envs: a results database cannot be read (database disk image is malformed)")
     assert "move it aside" in err and err.count("\n") == 1
+
+    # The system's refusals (a full disk, I/O, a lock) are exit 1, and no advice to discard the store
+    # (review 10, finding 2).
+    def full(argv):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    assert cli.run_guarded(full, ["tournament", "meyer"]) == 1
+    err = capsys.readouterr().err
+    assert err == "dice-envs: cannot read or write a results database (database or disk is full)\n"

@@ -33,18 +33,19 @@ def test_a_syvere_report_over_a_meyer_one_leaves_no_bluffing_files(tmp_path):
     assert json.loads((tmp_path / "report.json").read_text())["game"] == "syvere"
 
 
-def test_a_file_that_fails_to_be_written_keeps_the_earlier_one_whole(tmp_path, monkeypatch):
+def test_a_report_that_fails_leaves_the_earlier_one_as_it_was(tmp_path, monkeypatch):
+    # A Syvere report over a Meyer one fails midway (a full disk): the directory still holds the
+    # Meyer report, every file as it was, and no temporary file (review 10, finding 3).
     written(tmp_path, "meyer", ["honest", "doubter"])
-    before = (tmp_path / "leaderboard.md").read_text()
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(report_mod, "leaderboard_markdown", broken)
     with pytest.raises(OSError, match="No space"):
-        written(tmp_path, "meyer", ["honest", "bluffer"])
-    assert (tmp_path / "leaderboard.md").read_text() == before
-    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+        written(tmp_path, "syvere", ["heuristic", "random"])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_a_report_that_cannot_be_written_names_the_file(tmp_path, monkeypatch):
@@ -58,5 +59,7 @@ def test_a_report_that_cannot_be_written_names_the_file(tmp_path, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tempfile, "mkstemp", full)
-    with pytest.raises(OSError, match=r"cannot write .*seats\.csv \(No space left on device\)"):
+    with pytest.raises(OSError, match=r"cannot write .*seats\.csv \(No space left on device\)") as failed:
         written(tmp_path, "meyer", ["honest", "doubter"])
+    assert f"cannot write {tmp_path / 'seats.csv'} (" in str(failed.value)  # where it was to go
+    assert list(tmp_path.iterdir()) == []

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shlex
 import shutil
 import sqlite3
 import subprocess

@@ -17,6 +17,7 @@ what no longer serves::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -115,8 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"cache takes no game or other arguments: {' '.join(rest)!r} (see `dice-envs cache --help`)")
     directory = Path(args.cache_dir) if args.cache_dir else cache.default_cache_dir()
     if directory.exists() and not directory.is_dir():
-        where = f"--cache-dir {args.cache_dir}" if args.cache_dir else f"the solver cache {directory} (${cache.ENV_VAR})"
-        raise ValueError(f"{where} is not a directory")
+        if args.cache_dir:
+            raise ValueError(f"--cache-dir {args.cache_dir} is not a directory")
+        if os.environ.get(cache.ENV_VAR):
+            raise ValueError(f"the solver cache {directory} (${cache.ENV_VAR}) is not a directory")
+        raise ValueError(f"the default solver cache {directory} is not a directory: move it aside, or set "
+                         f"${cache.ENV_VAR} to another directory")  # fmt: skip
     entries = cache.inventory(directory)
     if args.prune or args.clear:
         doomed = [e for e in entries if (e.status != "writing" if args.clear else e.removable)]
