@@ -100,14 +100,14 @@ def test_the_summary_records_each_segment_and_the_library_versions(tmp_path, mon
     assert main([*argv, "--set", "torch_threads=2"]) == 0
     summary = json.loads((run / "summary.json").read_text())
     base = 3 * trainer.SEED_STRIDE
-    assert [(s["step"], s["env_seed"], s["torch_threads"]) for s in summary["segments"]] == [
+    assert [(s["step"], s["env_seed"], s["torch_threads"]) for s in summary["segment_starts"]] == [
         (0, base, 1), (saved, base + trainer.SEGMENT_STRIDE, 2)
     ]
     assert 0 < saved < 512
     versions = summary["versions"]
     assert versions["torch"] == importlib.metadata.version("torch")
     assert versions["dice-envs"] == importlib.metadata.version("dice-envs")
-    assert summary["segments"][1]["versions"] == versions
+    assert summary["segment_starts"][1]["versions"] == versions
 
 
 def test_a_run_resumed_from_another_directory_keeps_its_snapshots(tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
-"""Training runs when things go wrong (outside review 10): two runs on one run directory (F3), a damaged
-``resume/`` (F7), an env process that dies (F8), a run directory that cannot be written, a full disk during a
-save and a ``--config`` that is no file (F9, F10).
+"""Training runs when things go wrong (outside review 10): two runs on one run directory (F3; both trainers), a
+damaged ``resume/`` (F7), an env process that dies (F8), a run directory that cannot be written, a full disk
+during a save and a ``--config`` that is no file (F9, F10).
 
 Tests run as root here, which ignores permission bits: an unwritable run directory is simulated by a
 ``tempfile.mkstemp`` that refuses it (``test_an_unwritable_part_of_the_run_dir_is_refused_before_anything``);
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import json
-import multiprocessing
 import os
 import shutil
 import signal
@@ -100,19 +99,35 @@ def hold_lock(run: Path) -> int:
 
 
 # -- F3: one run at a time in a run directory ------------------------------------------------------------------
+def probed_dirs(monkeypatch) -> list[Path]:
+    """The directories the write probes (``tempfile.mkstemp``) make a file in, as they are made."""
+    real, probed = tempfile.mkstemp, []
+
+    def mkstemp(*a, dir=None, **k):
+        probed.append(Path(dir))
+        return real(*a, dir=dir, **k)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    return probed
+
+
 @needs_flock
 def test_a_second_run_on_a_locked_run_dir_is_refused_and_touches_nothing(run_copy, monkeypatch, capsys):
+    """Refused with exit 1 (the command cannot run now, as a results store held by another process), having
+    probed only the run directory itself: nothing written in the held run's resume/, policy/, checkpoints/."""
     never_train(monkeypatch)
     (run_copy / "resume.new").mkdir()  # what the first run's save is writing (recovery would delete it)
     (run_copy / "resume.new" / "model.zip").write_bytes(b"half written")
     fd = hold_lock(run_copy)
     try:
         before = tree(run_copy)
+        probed = probed_dirs(monkeypatch)
         code, err = guarded(argv(run_copy), capsys)
-        assert code == 2
+        assert code == 1
         assert err.strip() == (f"dice-envs train: {run_copy} is being trained by another process (pid {os.getpid()}): "
                                "wait for it, or use another --run-dir")  # fmt: skip
         assert tree(run_copy) == before  # nothing tidied, read or written
+        assert probed == [run_copy]  # (its parts are probed once the lock is held)
     finally:
         os.close(fd)
 
@@ -127,7 +142,7 @@ def test_the_lock_of_another_process_is_refused_with_its_pid(run_copy, monkeypat
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(ValueError, match=rf"being trained by another process \(pid {holder.pid}\)"):
+        with pytest.raises(trainer.RunDirBusy, match=rf"being trained by another process \(pid {holder.pid}\)"):
             trainer.train(args_of(argv(run_copy)))
     finally:
         holder.communicate("")
@@ -138,46 +153,55 @@ def test_the_lock_of_another_process_is_refused_with_its_pid(run_copy, monkeypat
 
 
 @needs_flock
-def test_a_run_dir_made_by_another_run_meanwhile_is_refused(tmp_path, monkeypatch):
-    """Two runs started at once on a new directory: both check their settings, the first to make the
-    directory locks it, and the other is refused (not: both train)."""
-    never_train(monkeypatch)
+def test_a_new_run_dir_is_made_and_locked_before_the_run_is_built(tmp_path, monkeypatch):
+    """A new run directory is made and locked first, then checked and built (one order for a new directory and
+    an existing one): the view is built under the lock, and the parts are probed once the lock is held."""
     run = tmp_path / "new"
-    real_view, held = trainer.SingleAgentView, []
+    real_view, seen = trainer.SingleAgentView, []
 
-    def view_then_other_run_starts(*a, **k):
-        if not held:
-            run.mkdir()
-            held.append(hold_lock(run))
+    def view(*a, **k):
+        seen.append((run / trainer.LOCK).read_text())
         return real_view(*a, **k)
 
-    monkeypatch.setattr(trainer, "SingleAgentView", view_then_other_run_starts)
+    monkeypatch.setattr(trainer, "SingleAgentView", view)
+    monkeypatch.setattr(trainer, "_train", lambda *a, **k: {"trained": True})
+    probed = probed_dirs(monkeypatch)
+    assert trainer.train(args_of(argv(run))) == {"trained": True}
+    assert seen == [f"{os.getpid()}\n"]
+    assert probed == [tmp_path]  # the directory above it, before it was made; none of its parts exist yet
+    assert not run.exists()  # (the fake run wrote nothing: the directory it made went with the lock)
+
+
+@needs_flock
+def test_a_new_run_dir_made_and_locked_by_another_run_meanwhile_is_refused_and_left_to_it(tmp_path, monkeypatch):
+    """Two runs started at once on a new directory: the other one makes and locks it between this one's check
+    and its mkdir. This one is refused, and leaves the directory (which it did not make) to the other run."""
+    import train.rundir as rundir
+
+    never_train(monkeypatch)
+    run = tmp_path / "new"
+    real_check, held = rundir.check_run_dir, []
+
+    def check_then_other_run_starts(path):
+        real_check(path)
+        run.mkdir()
+        held.append(hold_lock(run))
+
+    monkeypatch.setattr(rundir, "check_run_dir", check_then_other_run_starts)
     try:
-        with pytest.raises(ValueError, match=f"{run} is being trained by another process"):
+        with pytest.raises(trainer.RunDirBusy, match=f"{run} is being trained by another process"):
             trainer.train(args_of(argv(run)))
     finally:
         os.close(held[0])
     assert [p.name for p in run.iterdir()] == [trainer.LOCK]  # the other run's
 
 
-def test_a_run_saved_meanwhile_in_a_new_run_dir_is_read_again_under_the_lock(tmp_path, trained, monkeypatch):
-    """The other run made the directory, trained and ended while this one checked its settings: this one
-    looks at the run again once it holds the lock, and resumes it rather than training afresh over it."""
-    run = tmp_path / "new"
-    real_view, calls = trainer.SingleAgentView, []
-
-    def view_while_other_run_trains(*a, **k):
-        if not calls:
-            shutil.copytree(trained, run)
-        calls.append(1)
-        return real_view(*a, **k)
-
-    monkeypatch.setattr(trainer, "SingleAgentView", view_while_other_run_trains)
-    seen = []
-    monkeypatch.setattr(trainer, "_train", lambda args, run, state, resumed, *rest: seen.append(resumed) or {})
-    trainer.train(args_of(argv(run)))
-    assert seen == [True] and len(calls) == 2
-    assert not (run / trainer.LOCK).exists()
+def test_a_refused_new_run_leaves_nothing_behind_not_even_the_directories_above(tmp_path, capsys):
+    """The run directory is made before the settings are checked against the game; a refusal (a bad option)
+    removes it again, and the missing directories above it that it made."""
+    code, err = guarded(argv(tmp_path / "a" / "b" / "run", 512, "--set", "learner_seat=5"), capsys)
+    assert code == 2 and "learner_seat" in err, err
+    assert list(tmp_path.iterdir()) == []
 
 
 @needs_flock
@@ -203,6 +227,39 @@ def test_a_stale_lock_file_blocks_nothing_and_goes_with_the_run(run_copy, monkey
     with pytest.raises(KeyboardInterrupt):
         trainer.train(args_of(argv(run_copy, 768)))
     assert not (run_copy / trainer.LOCK).exists()
+
+
+@needs_flock
+def test_rllib_refuses_a_locked_run_dir_before_ray_starts_and_leaves_only_what_was_there(tmp_path, monkeypatch):
+    """The RLlib trainer takes the same lock (train.rundir) before Ray starts: a held run directory is refused
+    with the holder's pid, nothing in it tidied or written; a new one it made is removed again when refused."""
+    ray = pytest.importorskip("ray")
+    import train.rllib as rllib
+
+    run = tmp_path / "run"
+    (run / "rllib.new").mkdir(parents=True)  # what the holder's save is writing (recovery would delete it)
+    (run / "rllib.new" / "half").write_bytes(b"half written")
+    fd = hold_lock(run)
+    try:
+        before = tree(run)
+        probed = probed_dirs(monkeypatch)
+        with pytest.raises(trainer.RunDirBusy, match=rf"{run} is being trained by another process \(pid {os.getpid()}\)"):
+            rllib.train("meyer", {"lives": 2}, timesteps=500, run_dir=str(run), progress=False)
+        assert tree(run) == before and probed == [run]
+    finally:
+        os.close(fd)
+    assert not ray.is_initialized()
+
+    new, seen = tmp_path / "new", []
+
+    def refused(run_, *_a, **_k):
+        seen.append((run_ / trainer.LOCK).read_text())  # held while the run is read
+        raise ValueError("refused")
+
+    monkeypatch.setattr(rllib, "_train_locked", refused)
+    with pytest.raises(ValueError, match="refused"):
+        rllib.train("meyer", {"lives": 2}, timesteps=500, run_dir=str(new), progress=False)
+    assert seen == [f"{os.getpid()}\n"] and not new.exists()
 
 
 # -- F7: a damaged resume/ gets the designed message -----------------------------------------------------------
@@ -281,15 +338,42 @@ def test_a_dead_env_process_says_where_the_run_is_saved(run_copy, monkeypatch, c
     assert not (run_copy / trainer.LOCK).exists()
 
 
-def test_an_env_pipe_error_is_said_only_for_subprocess_envs(run_copy, monkeypatch):
-    def broken(*_a, **_k):
-        raise BrokenPipeError(errno.EPIPE, "Broken pipe")  # (run_guarded would exit 141, silently)
+def _pipe_of_a_dead_env():
+    """Raise what SubprocVecEnv.step_wait raises when its env process has died: the other end of its pipe is gone."""
+    from multiprocessing import Pipe
 
-    monkeypatch.setattr(trainer, "_train", broken)
-    with pytest.raises(CommandFailed, match=rf"env process died .*saved at step 256 in {run_copy}: the same"):
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    ours, theirs = Pipe()
+    theirs.close()
+    venv = SubprocVecEnv.__new__(SubprocVecEnv)  # (only its pipes: no process is started)
+    venv.remotes, venv.waiting = [ours], True
+    try:
+        venv.step_wait()
+    finally:
+        ours.close()
+
+
+def test_an_env_pipe_error_is_said_only_for_subprocess_envs(run_copy, monkeypatch):
+    monkeypatch.setattr(trainer, "_train", lambda *_a, **_k: _pipe_of_a_dead_env())
+    with pytest.raises(CommandFailed, match=rf"env process died \(.*EOFError.*saved at step 256 in {run_copy}: the same"):
         trainer.train(args_of(argv(run_copy, 512, "--set", "vec_env=subproc")))
-    with pytest.raises(BrokenPipeError):  # in-process envs: not an env process
+    with pytest.raises(EOFError):  # in-process envs: not an env process
         trainer.train(args_of(argv(run_copy, 512)))
+
+
+def test_a_closed_stdout_is_no_dead_env_process(run_copy, monkeypatch, capsys):
+    """A BrokenPipeError that is not the envs' (``print`` to a closed pipe: ``dice-envs train ... | head`` with
+    the kickstart's lines) is not reported as a dead env: the command line ends quietly with 141."""
+
+    def closed_stdout(*_a, **_k):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")  # (as print to a closed pipe raises it)
+
+    monkeypatch.setattr(trainer, "_train", closed_stdout)
+    with pytest.raises(BrokenPipeError):
+        trainer.train(args_of(argv(run_copy, 512, "--set", "vec_env=subproc")))
+    code, err = guarded(argv(run_copy, 512, "--set", "vec_env=subproc"), capsys)
+    assert code == 141 and "env process died" not in err, err
 
 
 # -- F9, F10: run directories that cannot be written, full disks, --config of another kind -----------------------
@@ -323,8 +407,8 @@ def test_an_unwritable_part_of_the_run_dir_is_refused_before_anything(run_copy, 
     before = tree(run_copy)
     code, err = guarded(argv(run), capsys)
     assert code == 1
-    assert err.strip() == (f"dice-envs train: --run-dir {run} cannot be written: no file can be made in {place} "
-                           "(Permission denied): make it writable, or use another --run-dir")  # fmt: skip
+    assert err.strip() == (f"dice-envs train: --run-dir {run}: cannot write in {place} (Permission denied): make "
+                           "it writable, or use another --run-dir")  # fmt: skip
     assert not built and tree(run_copy) == before
 
 
@@ -343,8 +427,8 @@ def test_a_read_only_run_dir_really_refused(run_copy):
             if path.is_dir():
                 path.chmod(0o755)
     assert out.returncode == 1, out.stderr
-    assert out.stderr.strip() == (f"dice-envs train: --run-dir {run_copy} cannot be written: no file can be made in "
-                                  f"{run_copy} (Permission denied): make it writable, or use another --run-dir")
+    assert out.stderr.strip() == (f"dice-envs train: --run-dir {run_copy}: cannot write in {run_copy} (Permission "
+                                  "denied): make it writable, or use another --run-dir")
 
 
 def test_a_full_disk_while_copying_the_policy_names_the_file(tmp_path):

@@ -224,16 +224,11 @@ def _check_config_path(path: str) -> None:
     """Refuse a ``--config`` that is there but is no file (a directory, a FIFO, a device) with what it is,
     rather than "does not exist" (outside review 10, F10). A FIFO is never opened: reading it would wait for
     a writer."""
-    import stat
+    from train.rundir import path_kind
 
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return  # missing, or a broken link: read_config_file says it does not exist
-    if stat.S_ISREG(mode):
-        return
-    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a device or socket, not a regular file")  # fmt: skip
+    kind = path_kind(path)
+    if kind in (None, "a broken symbolic link", "a file"):
+        return  # (missing, or a broken link: read_config_file says it does not exist)
     raise ValueError(f"--config {path} is {kind}: give a JSON or TOML file of training fields")
 
 

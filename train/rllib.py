@@ -447,7 +447,7 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     Returns:
         The run summary (also written to ``run_dir/summary.json``).
     """
-    from evaluate.ray_backend import join_ray, require_ray
+    from evaluate.ray_backend import require_ray
 
     ray = require_ray("training with RLlib (--backend rllib)")
     options = dict(options or {})
@@ -474,20 +474,13 @@ def train(game: str, options: dict | None = None, timesteps: int = 100_000, seed
     hidden = tuple(int(h) for h in hidden)
     settings = run_settings(game, options, hidden, seed, envs, batch, engine=engine)
     run = Path(run_dir or f"runs/{game}-rllib-seed{seed}")
-    from train.trainer import RunLock, check_run_dir
+    from train.rundir import locked_run_dir
 
-    check_run_dir(run)  # a run directory that cannot be written is refused before Ray starts
-    made = not run.exists()
-    run.mkdir(parents=True, exist_ok=True)
-    lock = RunLock(run)  # one process at a time trains a run directory, as the SB3 trainer's
-    try:
-        lock.acquire()
+    # One process at a time trains a run directory, as the SB3 trainer's; one that cannot be written is refused
+    # before Ray starts, and a new one is removed again if the run is refused (a refused run leaves nothing).
+    with locked_run_dir(run, ("rllib", "policy")):
         return _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs, batch, address,
                              progress, inspect, ray, engine, settings)  # fmt: skip
-    finally:
-        lock.release()
-        if made and run.is_dir() and not any(run.iterdir()):
-            run.rmdir()  # a refused run leaves nothing behind
 
 
 def _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs, batch, address, progress,
@@ -563,7 +556,7 @@ def _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs
         module = algo.get_module(POLICY_ID)
         if inspect is not None:
             inspect(module)
-        from train.trainer import versions as trainer_versions
+        from train.rundir import versions
 
         summary = {
             "backend": "rllib",
@@ -578,7 +571,7 @@ def _train_locked(run, game, options, timesteps, seed, hidden, env_runners, envs
             "batch": batch,
             "wall_seconds": seconds,
             "env_steps_per_second": (done - first) / seconds if seconds > 0 else 0.0,
-            "versions": trainer_versions(),
+            "versions": versions(),
         }
         # Written whole beside RUN/policy and swapped in, as the SB3 trainer's (train.atomic).
         path = run / "policy"

@@ -28,13 +28,10 @@ trains, ``.lock`` (:data:`LOCK`), which keeps a second run off the directory and
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
-import stat
 import sys
-import tempfile
 import time
 import warnings
 from collections import defaultdict, deque
@@ -49,6 +46,8 @@ from dice_envs import strict_json
 from train.atomic import recover_checkpoint, save_checkpoint_atomically, save_error, siblings
 from train.config import Args
 from train.evaluation import play_against
+# (LOCK, RunDirBusy, RunLock, check_run_dir and versions: also importable from here, as before train.rundir)
+from train.rundir import LOCK, RunDirBusy, RunLock, check_run_dir, locked_run_dir, versions  # noqa: F401
 from train.view import SingleAgentView
 
 #: The seed offset of evaluation deals: training envs are seeded far below it.
@@ -374,135 +373,10 @@ def _refresh_policy(run: Path, checkpoint: str) -> None:
                                    {"checkpoint": Path(checkpoint).name})  # fmt: skip
 
 
-#: The lock file of a run directory, held (``fcntl.flock``) by the process that trains it.
-LOCK = ".lock"
-#: What the message of a damaged ``resume/`` tells the user to do.
-RESUME_HINT = "delete it to train this run afresh (its checkpoints/ stay), or use another --run-dir"
-
-
-class RunLock:
-    """An exclusive, non-blocking ``fcntl.flock`` on ``RUN/.lock``, held while a process trains the run: a
-    second run of the same directory is refused (``ValueError``) instead of mixing its saves, checkpoints and
-    TensorBoard files with the first's (outside review 10, F3).
-
-    The holder writes its pid into the file, for the refusal, and removes the file when it lets go (still
-    holding the lock, and only the file it locked); :meth:`acquire` checks that the file it locked is still
-    the one at the path, so a file removed meanwhile is never held by two. The system lets go of a killed
-    process's lock: a file it leaves blocks nothing. Without ``fcntl`` (Windows), or on a file system that
-    refuses ``flock``, there is no lock.
-    """
-
-    def __init__(self, run: Path):
-        self.path = run / LOCK
-        self.fd: int | None = None
-        self.tried = False  # acquire() was called (whether or not the system has locks)
-
-    def acquire(self) -> None:
-        self.tried = True
-        try:
-            import fcntl
-        except ImportError:  # Windows
-            return
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                pid = self._holder(fd)
-                os.close(fd)
-                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    held = f" (pid {pid})" if pid is not None else ""
-                    raise ValueError(f"{self.path.parent} is being trained by another process{held}: wait for "
-                                     "it, or use another --run-dir") from None  # fmt: skip
-                try:  # a file system without flock (some network mounts): train without a lock
-                    os.unlink(self.path)
-                except OSError:
-                    pass
-                return
-            try:
-                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
-            except OSError:
-                same = False
-            if same:
-                break
-            os.close(fd)  # its holder removed the file as it let go: lock the one at the path now
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self.fd = fd
-
-    @staticmethod
-    def _holder(fd: int) -> int | None:
-        try:
-            text = os.pread(fd, 32, 0).decode("ascii").strip()
-            return int(text) if text.isdigit() else None
-        except (OSError, ValueError, AttributeError):  # (os.pread: not on every system)
-            return None
-
-    def release(self) -> None:
-        if self.fd is None:
-            return
-        try:
-            if os.path.samestat(os.fstat(self.fd), os.stat(self.path)):
-                os.unlink(self.path)  # while held: a process that opened it meanwhile sees it gone (acquire)
-        except OSError:
-            pass
-        os.close(self.fd)  # lets go of the lock
-        self.fd = None
-
-
-class _StartedMeanwhile(Exception):
-    """Another process made the run directory and saved in it while this one checked its settings."""
-
-
-def _kind(path: Path) -> str:
-    """What ``path``, which is not a directory, is: for messages."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "a broken symbolic link" if path.is_symlink() else "not a directory"
-    if stat.S_ISREG(mode):
-        return "a file"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    return "not a directory"
-
-
-def check_run_dir(run: Path) -> None:
-    """Refuse a run directory that cannot be written, before anything is built or read (outside review 10,
-    F9 and F10): a ``ValueError`` when it, the nearest existing directory above it, or one of its ``tb/``,
-    ``checkpoints/``, ``resume/`` and ``policy/`` is a file; an ``OSError`` (exit 1) naming ``--run-dir`` and
-    the directory that refuses new files (read-only, another user's, a read-only mount). The check makes
-    and removes a temporary file in each, as permission bits do not tell (root, mounts); it changes nothing.
-    """
-    flag = f"--run-dir {run}"
-    if run.exists() or run.is_symlink():
-        if not run.is_dir():
-            raise ValueError(f"{flag} is {_kind(run)}, not a directory: give a directory for the run "
-                             "(made if it does not exist)")  # fmt: skip
-        places = [run]
-        for name in ("tb", "checkpoints", "resume", "policy"):
-            sub = run / name
-            if sub.exists() or sub.is_symlink():
-                if not sub.is_dir():
-                    raise ValueError(f"{flag}: {sub} is {_kind(sub)}, not a directory: move it aside, or use "
-                                     "another --run-dir")  # fmt: skip
-                places.append(sub)
-    else:
-        ancestor = next((a for a in run.parents if a.exists() or a.is_symlink()), Path("."))
-        if not ancestor.is_dir():
-            raise ValueError(f"{flag}: {ancestor} is {_kind(ancestor)}, not a directory")
-        places = [ancestor]
-    for place in places:
-        try:
-            fd, probe = tempfile.mkstemp(dir=place, prefix=".dice-envs-probe-")
-        except OSError as exc:
-            raise OSError(f"{flag} cannot be written: no file can be made in {place} ({exc.strerror or exc}): "
-                          "make it writable, or use another --run-dir") from None  # fmt: skip
-        os.close(fd)
-        try:
-            os.remove(probe)
-        except OSError:
-            pass
+#: What the message of a damaged ``resume/`` tells the user to do (``{resume}``: the directory, or "it").
+RESUME_HINT = "delete {resume} to train this run afresh (its checkpoints/ stay), or use another --run-dir"
+#: The parts of a run directory checked (:func:`train.rundir.check_run_parts`) once the run is locked.
+RUN_PARTS = ("tb", "checkpoints", "resume", "policy")
 
 
 def _unreadable(run: Path, name: str, exc: BaseException) -> Exception:
@@ -510,8 +384,7 @@ def _unreadable(run: Path, name: str, exc: BaseException) -> Exception:
     detail = " ".join(str(exc).split())[:200]
     detail = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
     resume = run / "resume"
-    text = (f"{resume / name} cannot be read ({detail}): delete {resume} to train this run afresh (its "
-            "checkpoints/ stay), or use another --run-dir")
+    text = f"{resume / name} cannot be read ({detail}): {RESUME_HINT.format(resume=resume)}"
     if isinstance(exc, OSError) and not isinstance(exc, (FileNotFoundError, IsADirectoryError)):
         return OSError(text)  # the system refused (permissions): exit 1
     return ValueError(text)
@@ -558,7 +431,8 @@ def _recover_saves(run: Path) -> None:
         # (a resume/ saved before saves carried a marker is whole when its state.json, written last, is there)
         # (or empty: a run stopped before its first save, by a version that made resume/ at the start)
         (run / "resume", "resume directory",
-         lambda path: (path / "state.json").is_file() or not any(path.iterdir()), RESUME_HINT),
+         lambda path: (path / "state.json").is_file() or not any(path.iterdir()),
+         RESUME_HINT.format(resume="it")),
         # (whatever is there without a marker: the checkpoint loader checks)
         (run / "policy", "policy", lambda _path: True,
          "delete it (the run makes it again from its latest checkpoint), or use another --run-dir"),
@@ -569,25 +443,6 @@ def _recover_saves(run: Path) -> None:
             print(f"{target}: tidied what an interrupted save left ({', '.join(left)}); "
                   f"{target.name}/ is now {'the newest whole save' if target.exists() else 'absent'}",
                   file=sys.stderr, flush=True)  # fmt: skip
-
-
-#: The distributions whose versions a run records (``summary.json``'s ``versions``).
-VERSIONED = ("dice-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "ray")
-
-
-def versions() -> dict[str, str | None]:
-    """Python's version and those of :data:`VERSIONED` (``None``: not installed): what a run's
-    weights depend on besides its settings and machine."""
-    import platform
-    from importlib import metadata
-
-    found: dict[str, str | None] = {"python": platform.python_version()}
-    for name in VERSIONED:
-        try:
-            found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[name] = None
-    return found
 
 
 def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: bool) -> dict:
@@ -612,7 +467,9 @@ def _summary(run: Path, state: dict, args_json: dict, timesteps: int, resumed: b
         "resumed": resumed,
         # Where each segment of the run began (a resume starts one), with what could make its
         # weights differ from a straight run's: its env seed, torch threads and library versions.
-        "segments": state.get("segment_starts", []),
+        # (state.json's list of the same name; its "segments" is their count. A run started before summaries
+        # held this list has only the segments since.)
+        "segment_starts": state.get("segment_starts", []),
         "versions": versions(),
         "args": args_json,
     }
@@ -652,27 +509,35 @@ def train(args: Args) -> dict:
     (128 + SIGTERM's 15, the status SIGTERM gives by default). An env process that dies (``vec_env=subproc``:
     killed, out of memory) stops it too, with :class:`dice_envs.cli.CommandFailed` saying where it is saved.
 
-    One process at a time trains a run directory: it holds ``RUN/.lock`` (:class:`RunLock`) from before it
-    reads the run until it ends, and a second one is refused (``ValueError``) with the first one's pid. A run
-    directory that cannot be written is refused before anything is built (:func:`check_run_dir`).
+    One process at a time trains a run directory: it holds ``RUN/.lock`` (:class:`train.rundir.RunLock`) from
+    before it reads the run until it ends, and a second one is refused (:class:`train.rundir.RunDirBusy`, an
+    ``OSError``: exit 1) with the first one's pid. A run directory that cannot be written is refused before
+    anything is built (:func:`train.rundir.locked_run_dir`); a new one is made, locked, and removed again if the
+    command is refused.
     """
     _check_args(args)
     run = Path(args.run_dir)
-    check_run_dir(run)
-    lock = RunLock(run)
-    try:
-        if run.is_dir():
-            lock.acquire()  # before anything of the run is tidied or read
-        try:
-            return _start(args, run, lock)
-        except _StartedMeanwhile:
-            return _start(args, run, lock)  # the lock held now: the run as the other process left it
-    finally:
-        lock.release()
+    with locked_run_dir(run, RUN_PARTS):
+        return _start(args, run)
 
 
-def _start(args: Args, run: Path, lock: RunLock) -> dict:
-    """:func:`train` once the run directory is checked (and locked, if it exists)."""
+def _from_env_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` (an ``EOFError`` or a ``ConnectionError``) was raised on a ``SubprocVecEnv``'s pipes: its
+    traceback passes through SB3's ``subproc_vec_env`` module. A pipe error elsewhere (a closed stdout under
+    ``print``, which the command line ends quietly with 141) is no dead env."""
+    from stable_baselines3.common.vec_env import subproc_vec_env
+
+    module = os.path.normcase(os.path.realpath(subproc_vec_env.__file__))
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.normcase(os.path.realpath(tb.tb_frame.f_code.co_filename)) == module:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _start(args: Args, run: Path) -> dict:
+    """:func:`train` once the run directory is made, checked and locked."""
     import torch
 
     from evaluate.tournament import Terminated, sigterm_as_interrupt
@@ -693,8 +558,8 @@ def _start(args: Args, run: Path, lock: RunLock) -> dict:
                 f"this command trains {args.game} with {args.options}: use another --run-dir"
             )
         _check_resume(run, old, args)
-    # Options, baseline SPECs, the seat and the teacher are checked before the run directory is made:
-    # a refused command leaves nothing behind.
+    # Options, baseline SPECs, the seat and the teacher are checked before the run writes anything: a refused
+    # command leaves nothing behind (a new run directory, empty, is removed again by locked_run_dir).
     probe = SingleAgentView(args.game, opponents=list(args.baselines), learner_seat=args.learner_seat,
                             shaping=args.shaping, **args.options)
     engine = probe.engine  # (the view built every baseline when its pool was set: a bad one is refused)
@@ -710,11 +575,6 @@ def _start(args: Args, run: Path, lock: RunLock) -> dict:
             resolve_agent(args.game, engine, args.teacher, seed=0)  # built once and dropped, as the baselines
         except ValueError as exc:
             raise ValueError(f"teacher: {exc}") from None
-    run.mkdir(parents=True, exist_ok=True)
-    if not lock.tried:  # a new run directory, made just now (or meanwhile by another process)
-        lock.acquire()
-        if any(p.name != LOCK for p in run.iterdir()):
-            raise _StartedMeanwhile  # another run saved in it while this one checked its settings: look again
     with sigterm_as_interrupt():
         try:
             return _train(args, run, state, resumed, engine, probe.num_players, anneal)
@@ -726,7 +586,7 @@ def _start(args: Args, run: Path, lock: RunLock) -> dict:
                 raise
             raise KeyboardInterrupt(_where_saved(run)) from None
         except (EOFError, ConnectionError) as exc:  # (BrokenPipeError and ConnectionResetError among them)
-            if args.vec_env != "subproc":
+            if args.vec_env != "subproc" or not _from_env_pipe(exc):
                 raise
             from dice_envs.cli import CommandFailed
 
