@@ -24,6 +24,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import train.rundir as rundir  # noqa: E402
 import train.trainer as trainer  # noqa: E402
 from dice_envs.cli import CommandFailed, run_guarded  # noqa: E402
 from permissions import unprivileged_prefix  # noqa: E402
@@ -70,7 +71,7 @@ def trained(tmp_path_factory) -> Path:
     """A tiny Meyer run saved at step 256 (copied by the tests that damage or resume it)."""
     run = tmp_path_factory.mktemp("robust10") / "run"
     assert main(argv(run, 256)) == 0
-    assert (run / "resume" / MARKER).is_file() and not (run / trainer.LOCK).exists()
+    assert (run / "resume" / MARKER).is_file() and not (run / rundir.LOCK).exists()
     return run
 
 
@@ -92,7 +93,7 @@ def never_train(monkeypatch):
 
 def hold_lock(run: Path) -> int:
     """Hold RUN/.lock as a training process does (this process's pid in it); returns the descriptor."""
-    fd = os.open(run / trainer.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(run / rundir.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.write(fd, f"{os.getpid()}\n".encode())
     return fd
@@ -138,18 +139,18 @@ def test_the_lock_of_another_process_is_refused_with_its_pid(run_copy, monkeypat
     code = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
             "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); os.write(fd, b'%d' % os.getpid()); "
             "print('locked', flush=True); sys.stdin.read()")  # fmt: skip
-    holder = subprocess.Popen([sys.executable, "-c", code, str(run_copy / trainer.LOCK)], stdin=subprocess.PIPE,
+    holder = subprocess.Popen([sys.executable, "-c", code, str(run_copy / rundir.LOCK)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(trainer.RunDirBusy, match=rf"being trained by another process \(pid {holder.pid}\)"):
+        with pytest.raises(rundir.RunDirBusy, match=rf"being trained by another process \(pid {holder.pid}\)"):
             trainer.train(args_of(argv(run_copy)))
     finally:
         holder.communicate("")
     # once the holder has gone, its lock has too (the file it leaves blocks nothing): the run is trained
     monkeypatch.setattr(trainer, "_train", lambda *a, **k: {"trained": True})
     assert trainer.train(args_of(argv(run_copy))) == {"trained": True}
-    assert not (run_copy / trainer.LOCK).exists()  # removed by the run that held it last
+    assert not (run_copy / rundir.LOCK).exists()  # removed by the run that held it last
 
 
 @needs_flock
@@ -160,7 +161,7 @@ def test_a_new_run_dir_is_made_and_locked_before_the_run_is_built(tmp_path, monk
     real_view, seen = trainer.SingleAgentView, []
 
     def view(*a, **k):
-        seen.append((run / trainer.LOCK).read_text())
+        seen.append((run / rundir.LOCK).read_text())
         return real_view(*a, **k)
 
     monkeypatch.setattr(trainer, "SingleAgentView", view)
@@ -176,7 +177,6 @@ def test_a_new_run_dir_is_made_and_locked_before_the_run_is_built(tmp_path, monk
 def test_a_new_run_dir_made_and_locked_by_another_run_meanwhile_is_refused_and_left_to_it(tmp_path, monkeypatch):
     """Two runs started at once on a new directory: the other one makes and locks it between this one's check
     and its mkdir. This one is refused, and leaves the directory (which it did not make) to the other run."""
-    import train.rundir as rundir
 
     never_train(monkeypatch)
     run = tmp_path / "new"
@@ -189,11 +189,11 @@ def test_a_new_run_dir_made_and_locked_by_another_run_meanwhile_is_refused_and_l
 
     monkeypatch.setattr(rundir, "check_run_dir", check_then_other_run_starts)
     try:
-        with pytest.raises(trainer.RunDirBusy, match=f"{run} is being trained by another process"):
+        with pytest.raises(rundir.RunDirBusy, match=f"{run} is being trained by another process"):
             trainer.train(args_of(argv(run)))
     finally:
         os.close(held[0])
-    assert [p.name for p in run.iterdir()] == [trainer.LOCK]  # the other run's
+    assert [p.name for p in run.iterdir()] == [rundir.LOCK]  # the other run's
 
 
 def test_a_refused_new_run_leaves_nothing_behind_not_even_the_directories_above(tmp_path, capsys):
@@ -210,7 +210,7 @@ def test_a_stale_lock_file_blocks_nothing_and_goes_with_the_run(run_copy, monkey
     run dir is not upset by it, the next run resumes and removes it when it ends, also when interrupted."""
     from train.exploitability_curve import snapshots
 
-    (run_copy / trainer.LOCK).write_text("12345\n")
+    (run_copy / rundir.LOCK).write_text("12345\n")
     assert [p.name for p in (run_copy / "checkpoints").iterdir()] == ["step_000000256"]
     assert len(snapshots(run_copy)) == 1
     trainer._recover_saves(run_copy)
@@ -220,13 +220,13 @@ def test_a_stale_lock_file_blocks_nothing_and_goes_with_the_run(run_copy, monkey
     assert sorted(p.name for p in run_copy.iterdir()) == ["checkpoints", "policy", "resume", "summary.json", "tb"]
 
     def interrupted(*_a, **_k):
-        assert (run_copy / trainer.LOCK).read_text() == f"{os.getpid()}\n"  # held while the run trains
+        assert (run_copy / rundir.LOCK).read_text() == f"{os.getpid()}\n"  # held while the run trains
         raise KeyboardInterrupt
 
     monkeypatch.setattr(trainer, "_train", interrupted)
     with pytest.raises(KeyboardInterrupt):
         trainer.train(args_of(argv(run_copy, 768)))
-    assert not (run_copy / trainer.LOCK).exists()
+    assert not (run_copy / rundir.LOCK).exists()
 
 
 @needs_flock
@@ -243,7 +243,7 @@ def test_rllib_refuses_a_locked_run_dir_before_ray_starts_and_leaves_only_what_w
     try:
         before = tree(run)
         probed = probed_dirs(monkeypatch)
-        with pytest.raises(trainer.RunDirBusy, match=rf"{run} is being trained by another process \(pid {os.getpid()}\)"):
+        with pytest.raises(rundir.RunDirBusy, match=rf"{run} is being trained by another process \(pid {os.getpid()}\)"):
             rllib.train("meyer", {"lives": 2}, timesteps=500, run_dir=str(run), progress=False)
         assert tree(run) == before and probed == [run]
     finally:
@@ -253,7 +253,7 @@ def test_rllib_refuses_a_locked_run_dir_before_ray_starts_and_leaves_only_what_w
     new, seen = tmp_path / "new", []
 
     def refused(run_, *_a, **_k):
-        seen.append((run_ / trainer.LOCK).read_text())  # held while the run is read
+        seen.append((run_ / rundir.LOCK).read_text())  # held while the run is read
         raise ValueError("refused")
 
     monkeypatch.setattr(rllib, "_train_locked", refused)
@@ -335,7 +335,7 @@ def test_a_dead_env_process_says_where_the_run_is_saved(run_copy, monkeypatch, c
     assert line.startswith("dice-envs train: an env process died (killed, or out of memory?)"), err
     assert line.endswith(f"the run is saved at step 512 in {run_copy}: the same command resumes"), err
     assert "Traceback" not in err
-    assert not (run_copy / trainer.LOCK).exists()
+    assert not (run_copy / rundir.LOCK).exists()
 
 
 def _pipe_of_a_dead_env():

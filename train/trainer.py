@@ -23,7 +23,7 @@ The run, top to bottom (:func:`train`):
 
 Layout of ``run_dir``: ``checkpoints/step_<N>/`` (the snapshots), ``policy/`` (the latest
 checkpoint, the one to play against), ``resume/``, ``tb/`` (TensorBoard), ``summary.json``; while a run
-trains, ``.lock`` (:data:`LOCK`), which keeps a second run off the directory and goes when the run ends.
+trains, ``.lock`` (:data:`train.rundir.LOCK`), which keeps a second run off the directory and goes when the run ends.
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ from dice_envs import strict_json
 from train.atomic import recover_checkpoint, save_checkpoint_atomically, save_error, siblings
 from train.config import Args
 from train.evaluation import play_against
-# (LOCK, RunDirBusy, RunLock, check_run_dir and versions: also importable from here, as before train.rundir)
-from train.rundir import LOCK, RunDirBusy, RunLock, check_run_dir, locked_run_dir, versions  # noqa: F401
+from train.rundir import locked_run_dir, versions
 from train.view import SingleAgentView
 
 #: The seed offset of evaluation deals: training envs are seeded far below it.
